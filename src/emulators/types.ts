@@ -1,0 +1,53 @@
+/** The emulator inspection API shapes (CONTRACTS.md §4), shared by the memory surface. */
+
+export type CallOp = 'create' | 'update' | 'delete' | 'thread' | 'reaction' | 'inbound' | 'other';
+
+export interface RecordedCall {
+  seq: number;
+  at: number;
+  method: string;
+  path: string;
+  op: CallOp;
+  status: number;
+  /** The platform's own space id (`spaces/A`, a Slack channel, a Discord channel). */
+  space: string | null;
+  thread: string | null;
+  messageId: string | null;
+  text: string | null;
+  /** Would this call push a notification to a person in that conversation? */
+  notifies: boolean;
+  /** Broad mentions that fired (`@everyone`, `<!channel>`, `<users/all>` …); empty when none. */
+  mentions: string[];
+  /** Extra platform details tests assert on (messageReplyOption, updateMask, flags …). */
+  details?: Record<string, unknown>;
+}
+
+export interface FaultRule {
+  op?: CallOp;
+  method?: string;
+  /** A substring or `/regex/` of the request path. */
+  path?: string;
+  status: number;
+  /** How many calls to fail; default every matching call. */
+  times?: number;
+  retryAfterS?: number;
+}
+
+export type LimitScope = 'app' | 'space' | 'global';
+
+export interface LimitRule {
+  op: CallOp | '*';
+  scope: LimitScope;
+  limit: number;
+  windowS: number;
+}
+
+export interface EmulatedMessage {
+  id: string;
+  thread: string | null;
+  text: string;
+  createdAt: number;
+  updatedAt: number | null;
+  edits: number;
+  deleted: boolean;
+}

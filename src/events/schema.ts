@@ -1,0 +1,173 @@
+/**
+ * Run events, wire format v1 (CONTRACTS.md §1).
+ *
+ * One JSON object per event. Unknown fields are kept (loose objects); an
+ * unknown `type` is rejected. `seq` is stamped by turnlog on acceptance, so it
+ * is not part of the wire format a host sends (a host-sent `seq` is ignored
+ * and replaced).
+ */
+import { z } from 'zod';
+
+export const PLATFORMS = ['gchat', 'slack', 'discord'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+/** `gchat:spaces/AAAA`, `slack:C0123ABCD`, `discord:123456789012345678`. */
+export const SPACE_PATTERN = /^(?:gchat:spaces\/[A-Za-z0-9_-]+|slack:[A-Z0-9]+|discord:\d{1,20})$/;
+
+export const spaceSchema = z
+  .string()
+  .regex(
+    SPACE_PATTERN,
+    'a platform-prefixed space: gchat:spaces/AAAA, slack:C0123ABCD or discord:<channel id digits>',
+  );
+
+const nonEmpty = z.string().min(1, 'a non-empty string');
+
+/** Fields every event may carry. `turnId` is required per type below. */
+const common = {
+  space: spaceSchema,
+  at: z.number().int().nonnegative().optional(),
+  subagentId: nonEmpty.optional(),
+  parentSubagentId: nonEmpty.optional(),
+  seq: z.number().int().positive().optional(),
+};
+const turnScoped = { ...common, turnId: nonEmpty };
+/**
+ * Events a subagent emits may arrive without a `turnId` when the host failed
+ * to propagate it (the reference spec's E2E test 22). They are accepted so the
+ * router can send them top-level with a warning instead of losing them; they
+ * can never open a thread.
+ */
+const maybeTurnScoped = { ...common, turnId: nonEmpty.optional() };
+
+export const inboundEventSchema = z.looseObject({
+  type: z.literal('inbound'),
+  ...common,
+  turnId: nonEmpty.optional(),
+  messageId: nonEmpty,
+  threadId: nonEmpty.optional(),
+  ref: nonEmpty.optional(),
+  dm: z.boolean().optional(),
+});
+
+export const turnStartedEventSchema = z.looseObject({
+  type: z.literal('turn_started'),
+  ...turnScoped,
+  root: z.looseObject({ messageId: nonEmpty, threadId: nonEmpty.optional() }).optional(),
+  rootRef: nonEmpty.optional(),
+  dm: z.boolean().optional(),
+  /** A proactive turn (no user message): a header `🕒 <title>` may anchor it. */
+  title: z.string().optional(),
+});
+
+export const inputEventSchema = z.looseObject({ type: z.literal('input'), ...turnScoped, text: z.string() });
+
+export const toolCallEventSchema = z.looseObject({
+  type: z.literal('tool_call'),
+  ...maybeTurnScoped,
+  callId: nonEmpty,
+  tool: nonEmpty,
+  input: z.record(z.string(), z.unknown()).optional(),
+  summary: z.string().optional(),
+});
+
+export const toolResultEventSchema = z.looseObject({
+  type: z.literal('tool_result'),
+  ...maybeTurnScoped,
+  callId: nonEmpty,
+  tool: nonEmpty,
+  ok: z.boolean(),
+  output: z.string().optional(),
+  exitCode: z.number().int().optional(),
+  summary: z.string().optional(),
+});
+
+export const assistantEventSchema = z.looseObject({
+  type: z.literal('assistant'),
+  ...maybeTurnScoped,
+  text: z.string(),
+});
+
+export const subagentEventSchema = z.looseObject({
+  type: z.literal('subagent'),
+  ...maybeTurnScoped,
+  subagentId: nonEmpty,
+  status: z.enum(['started', 'done', 'failed']),
+  name: z.string().optional(),
+});
+
+export const policyRequestEventSchema = z.looseObject({
+  type: z.literal('policy_request'),
+  ...turnScoped,
+  requestId: nonEmpty,
+  command: nonEmpty,
+  args: z.array(z.string()).optional(),
+  title: z.string().optional(),
+});
+
+export const policyDecisionEventSchema = z.looseObject({
+  type: z.literal('policy_decision'),
+  ...turnScoped,
+  requestId: nonEmpty,
+  decision: z.enum(['approved', 'rejected']),
+  command: z.string().optional(),
+});
+
+export const noteEventSchema = z.looseObject({
+  type: z.literal('note'),
+  ...maybeTurnScoped,
+  text: z.string(),
+  level: z.enum(['info', 'warn', 'error']).optional(),
+});
+
+export const commandEventSchema = z.looseObject({
+  type: z.literal('command'),
+  ...maybeTurnScoped,
+  command: nonEmpty,
+  exitCode: z.number().int().optional(),
+  output: z.string().optional(),
+});
+
+export const answerEventSchema = z.looseObject({
+  type: z.literal('answer'),
+  ...turnScoped,
+  text: z.string(),
+});
+
+export const turnEndedEventSchema = z.looseObject({
+  type: z.literal('turn_ended'),
+  ...turnScoped,
+  outcome: z.enum(['ok', 'error', 'stopped']),
+});
+
+export const runEventSchema = z.discriminatedUnion('type', [
+  inboundEventSchema,
+  turnStartedEventSchema,
+  inputEventSchema,
+  toolCallEventSchema,
+  toolResultEventSchema,
+  assistantEventSchema,
+  subagentEventSchema,
+  policyRequestEventSchema,
+  policyDecisionEventSchema,
+  noteEventSchema,
+  commandEventSchema,
+  answerEventSchema,
+  turnEndedEventSchema,
+]);
+
+export type RunEvent = z.infer<typeof runEventSchema>;
+export type RunEventType = RunEvent['type'];
+export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
+export const RUN_EVENT_TYPES = runEventSchema.options.map((o) => o.shape.type.value) as RunEventType[];
+
+export function platformOf(space: string): Platform {
+  const prefix = space.slice(0, space.indexOf(':'));
+  if ((PLATFORMS as readonly string[]).includes(prefix)) return prefix as Platform;
+  throw new Error(`space "${space}" has no platform prefix (gchat:, slack: or discord:)`);
+}
+
+/** The platform's own id for a space: `gchat:spaces/A` → `spaces/A`. */
+export function platformSpaceId(space: string): string {
+  return space.slice(space.indexOf(':') + 1);
+}

@@ -1,0 +1,105 @@
+/**
+ * The ChatSurface port: the only code that talks to a platform implements it.
+ * Everything the runtime needs from Google Chat, Slack, Discord or the memory
+ * surface goes through these calls, with errors normalised to one taxonomy.
+ */
+import type { Platform } from '../events/schema.js';
+
+export type SurfaceErrorKind = 'not-found' | 'rate-limited' | 'transient' | 'forbidden' | 'invalid';
+
+export class SurfaceError extends Error {
+  override readonly name = 'SurfaceError';
+  constructor(
+    readonly kind: SurfaceErrorKind,
+    message: string,
+    readonly details: {
+      retryAfterMs?: number;
+      status?: number;
+      code?: string | number;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(message);
+  }
+  get retryAfterMs(): number | undefined {
+    return this.details.retryAfterMs;
+  }
+}
+
+export function isSurfaceError(e: unknown): e is SurfaceError {
+  return (
+    e instanceof SurfaceError ||
+    (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'SurfaceError')
+  );
+}
+
+export interface SurfaceCapabilities {
+  /** Longest message text the platform accepts (characters). */
+  maxChars: number;
+  /** Can a post be sent without notifying (Discord SUPPRESS_NOTIFICATIONS)? */
+  silentPosts: boolean;
+  /** Does a DM support threads? */
+  threadsInDms: boolean;
+  /** Does a create with the same `clientId` return the existing message (Google Chat `requestId`)? */
+  idempotentCreate: boolean;
+}
+
+/** Where a thread hangs: the user's message and, when known, the platform's thread id. */
+export interface ThreadAnchor {
+  /** Platform id of the message the thread hangs off (GChat message name, Slack ts, Discord message id). */
+  rootMessageId?: string;
+  /** Platform thread id when known (GChat thread name, Slack thread_ts, Discord thread channel id). */
+  threadId?: string;
+}
+
+export interface PolicyCard {
+  requestId: string;
+  title: string;
+  command: string;
+  args?: string[];
+}
+
+export interface PostRequest {
+  /** Platform-prefixed space (`gchat:spaces/A`). */
+  space: string;
+  text: string;
+  /** Absent → top level. */
+  thread?: ThreadAnchor;
+  /** Post without notifying, where the platform can. */
+  silent?: boolean;
+  /** Deterministic id (turn id + ordinal) so a retried create never duplicates. */
+  clientId?: string;
+  /** An approval card (rendered by the surface; text is the plain fallback). */
+  card?: PolicyCard;
+}
+
+export interface PostedMessage {
+  messageId: string;
+  /** The thread the message landed in, when threaded (for later posts). */
+  threadId?: string;
+}
+
+export interface EditRequest {
+  space: string;
+  messageId: string;
+  text: string;
+  /** Thread the message is in (Discord edits address the thread channel). */
+  threadId?: string;
+}
+
+export interface CallOpts {
+  signal?: AbortSignal;
+}
+
+export interface ChatSurface {
+  readonly platform: Platform;
+  readonly capabilities: SurfaceCapabilities;
+  post(req: PostRequest, opts?: CallOpts): Promise<PostedMessage>;
+  edit(req: EditRequest, opts?: CallOpts): Promise<void>;
+  react(
+    req: { space: string; messageId: string; emoji: string; threadId?: string },
+    opts?: CallOpts,
+  ): Promise<void>;
+  /** Is the surface configured and reachable (for `/healthz`)? */
+  ready?(): Promise<boolean>;
+}

@@ -1,0 +1,2 @@
+export type * from './types.js';
+export { CONDENSE_STRATEGIES } from './types.js';

@@ -1,0 +1,50 @@
+/** Shapes of the turn log (gchat-threaded-activity-log.md "Formatting"). */
+
+export type TurnLogEntryKind = 'tool' | 'subagent' | 'policy' | 'system' | 'command';
+
+export interface TurnLogEntry {
+  /** `HH:MM:SS` wall-clock in the configured time zone; no date (the thread anchors the day). */
+  timestamp: string;
+  kind: TurnLogEntryKind;
+  /** One-line rendered form, already per-entry truncated (`maxToolPreview`). No newlines. */
+  summary: string;
+  /** Untruncated content length: lets the condenser decide how much to re-cut. */
+  rawLength: number;
+  subagentId?: string;
+  /** Subagent nesting depth (0 = the parent agent), shown as indentation. */
+  depth?: number;
+  /** The run event type the entry came from, for telemetry and debugging. */
+  messageRole: string;
+  /** The `seq` of the event the entry came from, when known (lets tests prove nothing is lost). */
+  seq?: number;
+}
+
+export type CondenseStrategy = 'rollover' | 'drop-earliest' | 'aggressive-truncate' | 'hybrid';
+export const CONDENSE_STRATEGIES: readonly CondenseStrategy[] = [
+  'rollover',
+  'drop-earliest',
+  'aggressive-truncate',
+  'hybrid',
+];
+
+export interface CondenseOpts {
+  /** Default 3500. */
+  maxChars: number;
+  /** Default `rollover`. */
+  strategy: CondenseStrategy;
+}
+
+export type CondenseResult =
+  | { kind: 'fits'; text: string }
+  | { kind: 'rollover'; finalText: string; carryEntries: TurnLogEntry[] };
+
+export interface FormatOpts {
+  /** Default 400. */
+  maxToolPreview?: number;
+  /** IANA zone for `HH:MM:SS`; default the process's zone. */
+  timeZone?: string;
+  /** Epoch ms used when the event carries no `at`. */
+  now?: number;
+  /** Subagent depth of the event, when the caller tracks the tree. */
+  depth?: number;
+}
