@@ -1,0 +1,189 @@
+import { isRedactedMarker, REDACTED } from './redaction-marker.js';
+
+/**
+ * The name-gated pass (run-visibility.md item 3): a value is hidden when the
+ * name it is assigned to says it holds a credential, whatever the value looks
+ * like. The name stays visible: `AWS_SECRET_ACCESS_KEY=[REDACTED]`.
+ */
+
+/** Words that mark a credential wherever they sit in a name (`SECRET_KEY_BASE`). */
+const STRONG_WORDS = new Set([
+  'secret',
+  'secrets',
+  'password',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'credential',
+  'credentials',
+]);
+/** Words that mark a credential only as the name's last word (`GITHUB_TOKEN`, not `TOKEN_LIMIT`). */
+const LAST_WORDS = new Set([
+  'token',
+  'key',
+  'apikey',
+  'auth',
+  'pass',
+  'pat',
+  'secretkey',
+  'accesskey',
+  'privatekey',
+  'signingkey',
+  'masterkey',
+]);
+/** A last word with one of these endings marks one too (`PGPASSWORD`, `_authToken`, `clientsecret`). */
+const CREDENTIAL_ENDINGS = ['token', 'secret', 'password', 'passwd'];
+/** A last word that says the value is about the credential, not the credential (`PASSWORD_MIN_LENGTH`). */
+const METADATA_WORDS = new Set([
+  'file',
+  'path',
+  'dir',
+  'name',
+  'id',
+  'type',
+  'length',
+  'len',
+  'size',
+  'count',
+  'min',
+  'max',
+  'limit',
+  'policy',
+  'enabled',
+  'required',
+  'ttl',
+  'expiry',
+  'expires',
+  'version',
+  'url',
+]);
+
+/** `AWS_SECRET_ACCESS_KEY`, `apiKey`, `client-secret`, `spring.datasource.password` → words. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 0);
+}
+
+/** Whether a value assigned to `name` is a credential. */
+export function isSecretName(name: string): boolean {
+  const words = nameWords(name);
+  const last = words.at(-1);
+  if (last === undefined || METADATA_WORDS.has(last)) return false;
+  if (LAST_WORDS.has(last) || CREDENTIAL_ENDINGS.some((e) => last.endsWith(e))) return true;
+  return words.some((w) => STRONG_WORDS.has(w));
+}
+
+/**
+ * Where a value may follow a name: `"name": …` / `'name': …` (JSON, Python,
+ * also with the `\"` escapes of JSON inside a JSON string), `NAME=…` /
+ * `NAME = …` / `--name=…` / `-Dname=…`, and `name: …` (YAML, HTTP headers).
+ * Names are bounded (128 chars) and cannot start mid-word, so a failed
+ * attempt costs a bounded amount and the scan stays linear.
+ */
+const CANDIDATE =
+  /(?<![\w.$-])(?:(?<quote>\\?["'])(?<quotedName>[A-Za-z_][\w.-]{0,127})\k<quote>[ \t]*:[ \t]*|(?<dashes>-{1,2})?(?<name>[A-Za-z_][\w.-]{0,127})(?:(?<equals>[ \t]*=[ \t]*)|(?<colon>:[ \t]*)))/g;
+
+/** Quoted values: the content goes, the quotes stay; an unclosed quote hides the rest of the line. */
+const DOUBLE_QUOTED = /"((?:[^"\\\r\n]|\\.)*)("?)/y;
+const SINGLE_QUOTED = /'([^'\r\n]*)('?)/y;
+const ESCAPED_QUOTED = /\\"((?:[^"\\\r\n]|\\[^"\r\n])*)((?:\\")?)/y;
+/** `NAME=value` with no spaces (env files, query strings, flags): up to a space, quote, `&` or `;`. */
+const TIGHT_VALUE = /[^\s"'`&;<>]+/y;
+/** `name = value` (INI, TOML, code): a narrower word, so `f(key = x)` keeps its punctuation. */
+const SPACED_VALUE = /[^\s"'`&;<>(){}[\],]+/y;
+/** `name: value` on its own line (YAML, an HTTP header): the rest of the line. */
+const LINE_VALUE = /[^\r\n]+/y;
+
+/** Values that are not credentials: empty, a keyword, a reference to one kept elsewhere. */
+const NOT_A_CREDENTIAL =
+  /^(?:true|false|null|nil|none|undefined|\$\w+|\$\{[^}]*\}|\$\(.*|%\w+%|\{\{.*\}\}|(?:process\.env|os\.environ|import\.meta\.env)\b.*)$/i;
+
+interface ValueSpan {
+  start: number;
+  end: number;
+}
+
+export function redactSecretAssignments(text: string): string {
+  CANDIDATE.lastIndex = 0;
+  let out = '';
+  let kept = 0;
+  for (let m = CANDIDATE.exec(text); m !== null; m = CANDIDATE.exec(text)) {
+    const g = m.groups ?? {};
+    const name = g.quotedName ?? g.name ?? '';
+    if (!isSecretName(name)) continue;
+    const value = findValue(text, m.index, CANDIDATE.lastIndex, g);
+    if (value === null) continue;
+    out += `${text.slice(kept, value.start)}${REDACTED}`;
+    kept = value.end;
+    CANDIDATE.lastIndex = Math.max(value.end, CANDIDATE.lastIndex);
+  }
+  return out + text.slice(kept);
+}
+
+function findValue(
+  text: string,
+  nameStart: number,
+  at: number,
+  g: Record<string, string | undefined>,
+): ValueSpan | null {
+  const quoted = readQuoted(text, at);
+  if (quoted !== undefined) return quoted;
+  if (g.quote !== undefined) return readWith(SPACED_VALUE, text, at);
+  if (g.equals !== undefined) {
+    // `token == x` is a comparison; `key = f(x)` computes the value.
+    if (text[at] === '=') return null;
+    if (g.equals.trim() === g.equals) return readWith(TIGHT_VALUE, text, at);
+    const span = readWith(SPACED_VALUE, text, at);
+    return span !== null && text[span.end] === '(' ? null : span;
+  }
+  // A colon needs a line to itself (YAML, headers) or a quote before the name (`-H "X-Api-Key: …"`).
+  const opener = text[nameStart - 1];
+  const ownLine = startsLine(text, nameStart);
+  if (!ownLine && opener !== '"' && opener !== "'") return null;
+  if (g.colon !== undefined && g.colon.length === 1 && ownLine) return null; // `a:b` is not YAML.
+  return readWith(ownLine ? LINE_VALUE : TIGHT_VALUE, text, at);
+}
+
+function readQuoted(text: string, at: number): ValueSpan | null | undefined {
+  const pattern =
+    text[at] === '"'
+      ? DOUBLE_QUOTED
+      : text[at] === "'"
+        ? SINGLE_QUOTED
+        : text.startsWith('\\"', at)
+          ? ESCAPED_QUOTED
+          : undefined;
+  if (pattern === undefined) return undefined;
+  pattern.lastIndex = at;
+  const m = pattern.exec(text);
+  const content = m?.[1] ?? '';
+  const start = at + (pattern === ESCAPED_QUOTED ? 2 : 1);
+  return acceptable(content) ? { start, end: start + content.length } : null;
+}
+
+function readWith(pattern: RegExp, text: string, at: number): ValueSpan | null {
+  pattern.lastIndex = at;
+  const m = pattern.exec(text);
+  if (m === null) return null;
+  const value = m[0].trimEnd();
+  return acceptable(value) ? { start: at, end: at + value.length } : null;
+}
+
+function acceptable(value: string): boolean {
+  return value.length > 0 && !isRedactedMarker(value) && !NOT_A_CREDENTIAL.test(value);
+}
+
+/** Only indentation or a YAML list dash between the line start and `index`. */
+function startsLine(text: string, index: number): boolean {
+  let i = index - 1;
+  while (i >= 0 && (text[i] === ' ' || text[i] === '\t')) i--;
+  if (text[i] === '-') {
+    i--;
+    while (i >= 0 && (text[i] === ' ' || text[i] === '\t')) i--;
+  }
+  return i < 0 || text[i] === '\n' || text[i] === '\r';
+}
