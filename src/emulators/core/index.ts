@@ -1,0 +1,63 @@
+/**
+ * The platform-neutral emulator core. A platform module (gchat, slack,
+ * discord) implements a {@link PlatformHandler} and starts it with
+ * {@link createEmulatorServer}:
+ *
+ * ```ts
+ * const emulator = await createEmulatorServer({ platform: 'slack', handler: slackHandler, defaults: SLACK_LIMITS });
+ * // emulator.url, emulator.state.calls(), emulator.close()
+ * ```
+ *
+ * The core serves the inspection API (`/_emulator/*`, CONTRACTS.md §4),
+ * records every call, keeps the messages, and applies faults and rate limits
+ * before the handler runs. The handler maps routes onto the store
+ * (`ctx.store`), decides `notifies` and `mentions` (see
+ * {@link broadMentionsFor}) and shapes answers and errors the platform's way.
+ */
+export { describeZodError } from './describeZodError.js';
+export { dispatchRequest } from './dispatch.js';
+export {
+  CALL_OPS,
+  createFaultInjector,
+  EmulatorInputError,
+  type FaultInjector,
+  type FaultTarget,
+  faultRuleSchema,
+  matchesFault,
+  parseFaultRules,
+  pathMatches,
+} from './faults.js';
+export { broadMentionsFor, detectBroadMentions } from './mentions.js';
+export {
+  createMessageStore,
+  type MessageAuthor,
+  type MessageStore,
+  type NewMessage,
+  type StoredMessage,
+  type StoredThread,
+} from './messageStore.js';
+export type {
+  CallNotes,
+  EmulatorRequest,
+  ErrorKind,
+  HandlerContext,
+  HttpAnswer,
+  InboundInput,
+  InboundResult,
+  PlatformHandler,
+  PlatformReply,
+  PlatformRoute,
+  RouteContext,
+} from './platformHandler.js';
+export {
+  createRateLimiter,
+  type LimitTarget,
+  type LimitVerdict,
+  limitRuleSchema,
+  parseLimitRules,
+  type RateLimiter,
+  type RateLimitStatus,
+} from './rateLimiter.js';
+export { type CallDescription, type CallRecorder, createCallRecorder } from './recorder.js';
+export { createEmulatorServer, type EmulatorServer, type EmulatorServerOptions } from './server.js';
+export { createEmulatorState, type EmulatorState, type EmulatorStateOptions } from './state.js';

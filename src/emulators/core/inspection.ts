@@ -1,0 +1,79 @@
+/** The `/_emulator/*` inspection API (CONTRACTS.md §4), answered the same on every platform. */
+import { z } from 'zod';
+import type { FaultRule, LimitRule } from '../types.js';
+import { describeZodError } from './describeZodError.js';
+import { EmulatorInputError } from './faults.js';
+import type { EmulatorRequest, HttpAnswer, InboundInput } from './platformHandler.js';
+import type { EmulatorState } from './state.js';
+
+export const INSPECTION_PREFIX = '/_emulator/';
+
+const rulesBody = z.object({ rules: z.array(z.unknown()) }).strict();
+const deleteBody = z.object({ messageId: z.string().min(1) }).strict();
+const sinceQuery = z.coerce.number().int().nonnegative();
+
+function parseBody<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) throw new EmulatorInputError(`bad ${what}: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+type Endpoint = (state: EmulatorState, req: EmulatorRequest) => HttpAnswer;
+
+const ok = (body: unknown): HttpAnswer => ({ status: 200, body });
+
+const ENDPOINTS: Record<string, Endpoint> = {
+  'GET calls': (state, req) => {
+    const since = req.query.get('since');
+    if (since === null) return ok({ calls: state.calls() });
+    const parsed = sinceQuery.safeParse(since);
+    if (!parsed.success)
+      throw new EmulatorInputError(`bad since: expected a call seq (integer ≥ 0), got ${since}`);
+    return ok({ calls: state.calls(parsed.data) });
+  },
+  'GET messages': (state, req) => {
+    const space = req.query.get('space');
+    if (!space)
+      throw new EmulatorInputError('missing space: GET /_emulator/messages?space=<the platform space id>');
+    return ok({ messages: state.messages(space) });
+  },
+  'POST faults': (state, req) => {
+    const { rules } = parseBody(rulesBody, req.body, 'faults body');
+    // The state validates each rule and names the bad field.
+    return ok({ rules: state.faults(rules as FaultRule[]) });
+  },
+  'GET limits': (state) => ok({ rules: state.limits() }),
+  'POST limits': (state, req) => {
+    const { rules } = parseBody(rulesBody, req.body, 'limits body');
+    return ok({ rules: state.limits(rules as LimitRule[]) });
+  },
+  'POST inbound': (state, req) => ok(state.inbound(req.body as InboundInput)),
+  'POST delete': (state, req) => {
+    const { messageId } = parseBody(deleteBody, req.body, 'delete body');
+    state.deleteMessage(messageId);
+    return ok({ messageId, deleted: true });
+  },
+  'POST reset': (state) => {
+    state.reset();
+    return ok({ reset: true });
+  },
+};
+
+/** Answers an inspection request; bad input → 400 (404 for an unknown message) with `{error}` naming what is wrong. */
+export function answerInspection(state: EmulatorState, req: EmulatorRequest): HttpAnswer {
+  const name = req.path.slice(INSPECTION_PREFIX.length);
+  const endpoint = ENDPOINTS[`${req.method} ${name}`];
+  if (!endpoint) {
+    const known = Object.keys(ENDPOINTS).map((key) => key.replace(' ', ` ${INSPECTION_PREFIX}`));
+    return {
+      status: 404,
+      body: { error: `no emulator endpoint ${req.method} ${req.path}; known: ${known.join(', ')}` },
+    };
+  }
+  try {
+    return endpoint(state, req);
+  } catch (error) {
+    if (error instanceof EmulatorInputError) return { status: error.status, body: { error: error.message } };
+    throw error;
+  }
+}
