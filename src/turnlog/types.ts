@@ -28,7 +28,7 @@ export const CONDENSE_STRATEGIES: readonly CondenseStrategy[] = [
 ];
 
 export interface CondenseOpts {
-  /** Default 3500. */
+  /** Default 3500, at least 100. Characters are UTF-16 code units (JS `.length`). */
   maxChars: number;
   /** Default `rollover`. */
   strategy: CondenseStrategy;
@@ -45,6 +45,11 @@ export interface FormatOpts {
   timeZone?: string;
   /** Epoch ms used when the event carries no `at`. */
   now?: number;
-  /** Subagent depth of the event, when the caller tracks the tree. */
+  /**
+   * Subagent depth of the event, when the caller tracks the tree. Default:
+   * inferred from `subagentId` / `parentSubagentId` (0, 1 or 2).
+   */
   depth?: number;
+  /** Epoch ms the subagent started, so a `done`/`failed` line can show its duration. */
+  startedAt?: number;
 }

@@ -1,0 +1,185 @@
+/**
+ * One run event → one structured log entry (gchat-threaded-activity-log.md
+ * "Formatting" §1). Pure; knows nothing about the message budget, which is
+ * the condenser's job.
+ *
+ * The formatter says what an event looks like as a log line; the router
+ * (src/routing) says where it goes. So every type the router can send to the
+ * thread log gets an entry — `input` (shown when `filters.user` is on) and
+ * `policy_request` (a card by default, a log line when a space routes it to
+ * `thread-log`) included — and only events that are never log lines give
+ * null: the turn lifecycle (`inbound`, `turn_started`, `turn_ended`) and the
+ * final `answer`.
+ *
+ * Text is expected already redacted (ingest redacts every event).
+ */
+
+import type { RunEvent, RunEventOf } from '../events/schema.js';
+import { summarizeToolResult } from '../events/summaries.js';
+import { formatClockTime } from './clock-time.js';
+import { truncateGraphemes } from './truncate.js';
+import type { FormatOpts, TurnLogEntry, TurnLogEntryKind } from './types.js';
+
+export { formatClockTime } from './clock-time.js';
+
+export const DEFAULT_MAX_TOOL_PREVIEW = 400;
+/** Room for a few characters of content next to the `…[truncated]` marker. */
+export const MIN_TOOL_PREVIEW = 20;
+/** Deeper subagents render at this indentation so a line keeps room for its text. */
+export const MAX_INDENT_DEPTH = 8;
+
+/** Input keys that name what a call acts on, most telling first; `quoted` ones are search terms. */
+const TARGET_KEYS: readonly { key: string; quoted: boolean }[] = [
+  { key: 'command', quoted: false },
+  { key: 'pattern', quoted: true },
+  { key: 'query', quoted: true },
+  { key: 'file_path', quoted: false },
+  { key: 'path', quoted: false },
+  { key: 'url', quoted: false },
+  { key: 'name', quoted: false },
+];
+
+/** Line breaks, tabs and other control characters would break the one-line-per-entry layout. */
+const LINE_BREAKING = /\r\n|[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** `Read(src/app.ts)`, `Grep("TODO")`, or the bare tool name when no input key names a target. */
+export function describeToolCall(tool: string, input?: Record<string, unknown>): string {
+  if (input !== undefined) {
+    for (const { key, quoted } of TARGET_KEYS) {
+      const value = input[key];
+      if (typeof value === 'string' && value !== '')
+        return quoted ? `${tool}("${value}")` : `${tool}(${value})`;
+    }
+  }
+  return tool;
+}
+
+export function formatTurnLogEntry(event: RunEvent, opts: FormatOpts = {}): TurnLogEntry | null {
+  const line = describeEvent(event, opts);
+  if (line === null) return null;
+  const maxToolPreview = resolveMaxToolPreview(opts.maxToolPreview);
+  const oneLine = line.text.replace(LINE_BREAKING, ' ');
+  const at = event.at ?? opts.now;
+  const entry: TurnLogEntry = {
+    timestamp: at === undefined ? '--:--:--' : formatClockTime(at, opts.timeZone),
+    kind: line.kind,
+    summary: truncateGraphemes(oneLine, maxToolPreview),
+    rawLength: oneLine.length,
+    depth: opts.depth ?? inferDepth(event),
+    messageRole: event.type,
+  };
+  if (event.subagentId !== undefined) entry.subagentId = event.subagentId;
+  if (event.seq !== undefined) entry.seq = event.seq;
+  return entry;
+}
+
+/**
+ * The visible line: `• 12:04:02  tool: Read(src/app.ts)`, indented two
+ * spaces per subagent level after the timestamp (timestamps stay aligned).
+ */
+export function renderEntryLine(entry: TurnLogEntry): string {
+  return `${linePrefix(entry)}${entry.summary}`;
+}
+
+/** The line with the summary re-cut to `summaryCap` (the condenser's 400 → 200 → 100). */
+export function renderEntryLineAtCap(entry: TurnLogEntry, summaryCap: number | undefined): string {
+  if (summaryCap === undefined) return renderEntryLine(entry);
+  return `${linePrefix(entry)}${truncateGraphemes(entry.summary, summaryCap)}`;
+}
+
+function linePrefix(entry: TurnLogEntry): string {
+  const depth = Math.max(0, Math.min(entry.depth ?? 0, MAX_INDENT_DEPTH));
+  return `• ${entry.timestamp}  ${'  '.repeat(depth)}`;
+}
+
+function resolveMaxToolPreview(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_TOOL_PREVIEW;
+  if (!Number.isInteger(value) || value < MIN_TOOL_PREVIEW) {
+    throw new RangeError(
+      `formatTurnLogEntry: maxToolPreview must be an integer ≥ ${MIN_TOOL_PREVIEW}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Without the caller's subagent tree: 0 for the parent agent, 1 inside a
+ * subagent, 2 inside a nested one. A `subagent` status line belongs to the
+ * agent that spawned it, one level up.
+ */
+function inferDepth(event: RunEvent): number {
+  const ownDepth = event.parentSubagentId !== undefined ? 2 : event.subagentId !== undefined ? 1 : 0;
+  return event.type === 'subagent' ? ownDepth - 1 : ownDepth;
+}
+
+function describeEvent(event: RunEvent, opts: FormatOpts): { kind: TurnLogEntryKind; text: string } | null {
+  switch (event.type) {
+    case 'inbound':
+    case 'turn_started':
+    case 'turn_ended':
+    case 'answer':
+      return null;
+    case 'input':
+      return { kind: 'system', text: `👤 ${event.text}` };
+    case 'assistant':
+      return { kind: 'system', text: `💬 ${event.text}` };
+    case 'note':
+      return { kind: 'system', text: `${NOTE_PREFIX[event.level ?? 'info']}${event.text}` };
+    case 'tool_call': {
+      const call = describeToolCall(event.tool, event.input);
+      return { kind: 'tool', text: `tool: ${event.summary ? `${call} — ${event.summary}` : call}` };
+    }
+    case 'tool_result':
+      return { kind: 'tool', text: describeToolResult(event) };
+    case 'subagent':
+      return { kind: 'subagent', text: describeSubagent(event, event.at ?? opts.now, opts.startedAt) };
+    case 'policy_request': {
+      const command = [event.command, ...(event.args ?? [])].join(' ');
+      return { kind: 'policy', text: `policy: ${event.title ?? 'approval requested'} — ${command}` };
+    }
+    case 'policy_decision':
+      return {
+        kind: 'policy',
+        text: `policy: ${event.decision} ${event.command || `request ${event.requestId}`}`,
+      };
+    case 'command': {
+      const parts = [`command: ${event.command}`];
+      if (event.exitCode !== undefined && event.exitCode !== 0) parts.push(`exit ${event.exitCode}`);
+      const output = event.output === undefined ? '' : summarizeToolResult(event.output);
+      if (output !== '') parts.push(output);
+      return { kind: 'command', text: parts.join(' — ') };
+    }
+  }
+}
+
+const NOTE_PREFIX = { info: 'note: ', warn: '⚠ ', error: '✗ ' } as const;
+
+function describeToolResult(event: RunEventOf<'tool_result'>): string {
+  const detail = event.summary ?? (event.output === undefined ? '' : summarizeToolResult(event.output));
+  if (event.ok && (event.exitCode === undefined || event.exitCode === 0)) {
+    return detail === '' ? `✓ ${event.tool}` : `✓ ${event.tool}: ${detail}`;
+  }
+  const exit = event.exitCode === undefined ? 'failed' : `exit ${event.exitCode}`;
+  // Executors already render a failure as `exit <code>: …`; don't say it twice.
+  if (detail.startsWith(exit)) return `✗ ${event.tool}: ${detail}`;
+  return detail === '' ? `✗ ${event.tool}: ${exit}` : `✗ ${event.tool}: ${exit} — ${detail}`;
+}
+
+function describeSubagent(
+  event: RunEventOf<'subagent'>,
+  at: number | undefined,
+  startedAt: number | undefined,
+): string {
+  const text = `subagent: ${event.name || event.subagentId} ${event.status}`;
+  if (event.status === 'started' || startedAt === undefined || at === undefined) return text;
+  return `${text} (${formatDuration(at - startedAt)})`;
+}
+
+/** `14s`, `2m 05s`, `1h 02m`. */
+function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
