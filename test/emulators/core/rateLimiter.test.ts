@@ -81,6 +81,30 @@ describe('createRateLimiter', () => {
     });
   });
 
+  it('several rules of one op+scope (a burst and a sustained rate) count each call once', () => {
+    const clock = new SimulatedClock();
+    const limiter = createRateLimiter(
+      [
+        { op: 'update', scope: 'space', limit: 1, windowS: 1 },
+        { op: 'update', scope: 'space', limit: 3, windowS: 10 },
+      ],
+      () => clock.now(),
+    );
+    expect(limiter.take(target).admitted).toBe(true);
+    clock.set(500);
+    expect(limiter.take(target)).toMatchObject({ admitted: false, retryAfterS: 0.5 });
+    clock.set(1000);
+    expect(limiter.take(target).admitted).toBe(true);
+    clock.set(2000);
+    expect(limiter.take(target).admitted).toBe(true);
+    clock.set(3000);
+    expect(limiter.take(target)).toMatchObject({
+      admitted: false,
+      retryAfterS: 7,
+      tightest: { bucket: 'update:space:C1:10s' },
+    });
+  });
+
   it('override replaces the rules of that op+scope only, keeps counted calls, and reset restores the defaults', () => {
     const clock = new SimulatedClock();
     const defaults = [

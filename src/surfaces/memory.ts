@@ -1,0 +1,345 @@
+/**
+ * An in-process ChatSurface for tests (CONTRACTS.md §5). It keeps messages
+ * and records calls with the emulator core's own recorder, store and fault
+ * matcher, so `calls` has the shape of `GET /_emulator/calls` and `fail`
+ * takes the rules of `POST /_emulator/faults`.
+ *
+ * Calls are recorded with REST-like paths in the platform's own space form:
+ * `POST /{space}/messages` (create), `PATCH /{space}/messages/{id}` (update),
+ * `POST /{space}/messages/{id}/reactions` (reaction); a fault's `path` matches
+ * against those.
+ */
+import { createFaultInjector } from '../emulators/core/faults.js';
+import { broadMentionsFor } from '../emulators/core/mentions.js';
+import { createMessageStore, type StoredMessage } from '../emulators/core/messageStore.js';
+import { type CallDescription, createCallRecorder } from '../emulators/core/recorder.js';
+import type { EmulatedMessage, FaultRule, RecordedCall } from '../emulators/types.js';
+import type { Platform } from '../events/schema.js';
+import {
+  type CallOpts,
+  type ChatSurface,
+  type EditRequest,
+  type PostedMessage,
+  type PostRequest,
+  type SurfaceCapabilities,
+  SurfaceError,
+} from './surface.js';
+
+/** What each platform allows, as the memory surface models it by default. */
+export const MEMORY_SURFACE_CAPABILITIES: Readonly<Record<Platform, SurfaceCapabilities>> = {
+  // The reference spec budgets 4096 chars; Google Chat threads only in named spaces; `requestId` is idempotent.
+  gchat: { maxChars: 4096, silentPosts: false, threadsInDms: false, idempotentCreate: true },
+  slack: { maxChars: 40_000, silentPosts: false, threadsInDms: true, idempotentCreate: false },
+  // SUPPRESS_NOTIFICATIONS; no threads in DMs.
+  discord: { maxChars: 2000, silentPosts: true, threadsInDms: false, idempotentCreate: false },
+};
+
+export interface MemorySurfaceOptions {
+  /** Default `gchat`. */
+  platform?: Platform;
+  /** Overrides the platform's defaults (MEMORY_SURFACE_CAPABILITIES). */
+  capabilities?: Partial<SurfaceCapabilities>;
+  /** Epoch ms for `at` and message timestamps. Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface MemorySurface extends ChatSurface {
+  /** Every call so far, shaped like `GET /_emulator/calls` (a fresh copy on each read). */
+  readonly calls: RecordedCall[];
+  /** Fails matching calls, like `POST /_emulator/faults` (404 → not-found, 429 → rate-limited, 5xx/408 → transient, 401/403 → forbidden, other 4xx → invalid). */
+  fail(rule: FaultRule): void;
+  /** A space as a person sees it, like `GET /_emulator/messages` (`gchat:spaces/A` or `spaces/A`). */
+  messages(space: string): EmulatedMessage[];
+  /** A person deletes a message: a later edit or reaction gets `not-found`. */
+  deleteMessage(messageId: string): void;
+  /** A person posts a message (a new thread unless `threadId`); anchor a turn on the result. */
+  inbound(message: { space: string; text: string; threadId?: string }): {
+    messageId: string;
+    threadId: string;
+  };
+  /** Holds every post, edit and reaction (pending) until `resume()`, to observe what happens while a call is in flight. */
+  pause(): void;
+  /** Lets held calls run, in the order they were made. */
+  resume(): void;
+}
+
+const APP = { kind: 'app', id: 'memory-app' } as const;
+const PERSON = { kind: 'user', id: 'memory-user' } as const;
+
+function abortError(): DOMException {
+  return new DOMException('The surface call was aborted', 'AbortError');
+}
+
+function errorForStatus(status: number, retryAfterS: number | undefined, what: string): SurfaceError {
+  const message = `${what}: HTTP ${status}`;
+  if (status === 404) return new SurfaceError('not-found', message, { status });
+  if (status === 429) {
+    return new SurfaceError('rate-limited', message, { status, retryAfterMs: (retryAfterS ?? 1) * 1000 });
+  }
+  if (status >= 500 || status === 408) return new SurfaceError('transient', message, { status });
+  if (status === 401 || status === 403) return new SurfaceError('forbidden', message, { status });
+  return new SurfaceError('invalid', message, { status });
+}
+
+export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurface {
+  const platform = opts.platform ?? 'gchat';
+  const capabilities: SurfaceCapabilities = {
+    ...MEMORY_SURFACE_CAPABILITIES[platform],
+    ...opts.capabilities,
+  };
+  const now = opts.now ?? Date.now;
+  const recorder = createCallRecorder(now);
+  const faults = createFaultInjector();
+  const store = createMessageStore(now);
+  let hold: { released: Promise<void>; release: () => void } | null = null;
+
+  const prefix = `${platform}:`;
+  /** `gchat:spaces/A` → `spaces/A`; refuses another platform's space. */
+  const ownSpace = (space: string): string => {
+    if (space.startsWith(prefix)) return space.slice(prefix.length);
+    throw new SurfaceError(
+      'invalid',
+      `space ${JSON.stringify(space)} is not a ${platform} space (${prefix}…)`,
+    );
+  };
+  /** For the test helpers: a prefixed or an own-form space. */
+  const anySpace = (space: string): string => (space.startsWith(prefix) ? space.slice(prefix.length) : space);
+
+  async function waitTurn(signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted) throw abortError();
+    while (hold) {
+      const { released } = hold;
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(abortError());
+        signal?.addEventListener('abort', onAbort, { once: true });
+        released.then(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Records a failed call and returns the error to throw. */
+  function refuse(call: CallDescription, retryAfterS: number | undefined, what: string): SurfaceError {
+    recorder.record({ ...call, notifies: false, mentions: [] });
+    return errorForStatus(call.status, retryAfterS, what);
+  }
+
+  /** The fault for this call, if a rule matches: recorded and thrown like the platform's error. */
+  function checkFault(call: Omit<CallDescription, 'status'>): void {
+    const fault = faults.take({ op: call.op, method: call.method, path: call.path });
+    if (fault) {
+      throw refuse(
+        { ...call, status: fault.status, details: { ...call.details, rejectedBy: 'fault' } },
+        fault.retryAfterS,
+        'injected fault',
+      );
+    }
+  }
+
+  function checkLength(call: Omit<CallDescription, 'status'>, text: string): void {
+    if (text.length > capabilities.maxChars) {
+      throw refuse(
+        { ...call, status: 400 },
+        undefined,
+        `text is ${text.length} chars, over the ${platform} limit of ${capabilities.maxChars}`,
+      );
+    }
+  }
+
+  /** A message the app may act on, or the not-found a platform answers for a missing or deleted one. */
+  function existing(call: Omit<CallDescription, 'status'>, space: string, messageId: string): StoredMessage {
+    const message = store.get(messageId);
+    if (!message || message.deleted || message.space !== space) {
+      throw refuse({ ...call, status: 404 }, undefined, `no message ${messageId} in ${space}`);
+    }
+    return message;
+  }
+
+  /** The thread a post goes in: a known thread id, else the root message's own thread (its id, like Slack `thread_ts`). */
+  function threadOf(req: PostRequest, call: Omit<CallDescription, 'status'>, space: string): string | null {
+    if (!req.thread) return null;
+    if (req.thread.threadId) return req.thread.threadId;
+    const rootId = req.thread.rootMessageId;
+    if (!rootId) {
+      throw refuse({ ...call, status: 400 }, undefined, 'thread anchor needs a rootMessageId or a threadId');
+    }
+    const root = existing(call, space, rootId);
+    return root.thread ?? root.id;
+  }
+
+  const posted = (message: StoredMessage): PostedMessage => ({
+    messageId: message.id,
+    ...(message.thread === null ? {} : { threadId: message.thread }),
+  });
+
+  return {
+    platform,
+    capabilities,
+    get calls() {
+      return recorder.list();
+    },
+
+    async post(req: PostRequest, callOpts?: CallOpts): Promise<PostedMessage> {
+      await waitTurn(callOpts?.signal);
+      const space = ownSpace(req.space);
+      const details = {
+        ...(req.clientId === undefined ? {} : { clientId: req.clientId }),
+        ...(req.silent ? { silent: true } : {}),
+        ...(req.card ? { card: req.card } : {}),
+      };
+      const call = {
+        method: 'POST',
+        path: `/${space}/messages`,
+        op: 'create' as const,
+        space,
+        text: req.text,
+        details,
+      };
+      checkFault(call);
+      checkLength(call, req.text);
+      const thread = threadOf(req, call, space);
+
+      const key = capabilities.idempotentCreate ? req.clientId : undefined;
+      const earlier = key === undefined ? undefined : store.findByIdempotencyKey(space, key);
+      if (earlier) {
+        // The platform returns the message it already made: nothing new reaches anyone.
+        recorder.record({
+          ...call,
+          status: 200,
+          thread: earlier.thread,
+          messageId: earlier.id,
+          details: { ...details, idempotentReplay: true },
+        });
+        return posted(earlier);
+      }
+
+      const message = store.create({
+        id: `m${store.nextOrdinal()}`,
+        space,
+        thread,
+        text: req.text,
+        author: APP,
+        ...(key === undefined ? {} : { idempotencyKey: key }),
+      });
+      recorder.record({
+        ...call,
+        status: 200,
+        thread,
+        messageId: message.id,
+        notifies: !(req.silent && capabilities.silentPosts),
+        mentions: broadMentionsFor(platform, req.text),
+      });
+      return posted(message);
+    },
+
+    async edit(req: EditRequest, callOpts?: CallOpts): Promise<void> {
+      await waitTurn(callOpts?.signal);
+      const space = ownSpace(req.space);
+      const call = {
+        method: 'PATCH',
+        path: `/${space}/messages/${req.messageId}`,
+        op: 'update' as const,
+        space,
+        messageId: req.messageId,
+        text: req.text,
+        ...(req.threadId === undefined ? {} : { thread: req.threadId }),
+      };
+      checkFault(call);
+      const message = existing(call, space, req.messageId);
+      if (message.author.kind !== 'app') {
+        throw refuse(
+          { ...call, status: 403 },
+          undefined,
+          `message ${req.messageId} is a person's; an app edits only its own`,
+        );
+      }
+      checkLength(call, req.text);
+      store.edit(message.id, req.text);
+      // An edit never notifies; a broad mention in it is still recorded (Discord re-parses edits).
+      recorder.record({
+        ...call,
+        status: 200,
+        thread: message.thread,
+        mentions: broadMentionsFor(platform, req.text),
+      });
+    },
+
+    async react(req, callOpts?: CallOpts): Promise<void> {
+      await waitTurn(callOpts?.signal);
+      const space = ownSpace(req.space);
+      const call = {
+        method: 'POST',
+        path: `/${space}/messages/${req.messageId}/reactions`,
+        op: 'reaction' as const,
+        space,
+        messageId: req.messageId,
+        details: { emoji: req.emoji },
+      };
+      checkFault(call);
+      const message = existing(call, space, req.messageId);
+      recorder.record({ ...call, status: 200, thread: message.thread });
+    },
+
+    ready: async () => true,
+
+    fail(rule) {
+      faults.add([rule]);
+    },
+
+    messages: (space) => store.view(anySpace(space)),
+
+    deleteMessage(messageId) {
+      const message = store.get(messageId);
+      if (!message) throw new Error(`no message ${JSON.stringify(messageId)} to delete`);
+      store.markDeleted(messageId);
+      recorder.record({
+        method: 'POST',
+        path: '/_emulator/delete',
+        op: 'delete',
+        status: 200,
+        space: message.space,
+        thread: message.thread,
+        messageId,
+        details: { by: 'person' },
+      });
+    },
+
+    inbound({ space: given, text, threadId }) {
+      const space = anySpace(given);
+      const message = store.create({
+        id: `m${store.nextOrdinal()}`,
+        space,
+        thread: threadId ?? null,
+        text,
+        author: PERSON,
+      });
+      recorder.record({
+        method: 'POST',
+        path: '/_emulator/inbound',
+        op: 'inbound',
+        status: 200,
+        space,
+        thread: message.thread,
+        messageId: message.id,
+        text,
+      });
+      return { messageId: message.id, threadId: threadId ?? message.id };
+    },
+
+    pause() {
+      if (hold) return;
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      hold = { released, release };
+    },
+
+    resume() {
+      hold?.release();
+      hold = null;
+    },
+  };
+}
