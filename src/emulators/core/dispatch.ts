@@ -43,9 +43,10 @@ function answerPlatformCall(state: EmulatorState, req: EmulatorRequest): HttpAns
   // A refused call changed nothing: it notifies no one and pings no one.
   const refused = { ...notes, notifies: false, mentions: [] };
 
-  const fault = state.faultInjector.take({ op: route.op, method: req.method, path: req.path });
+  const call = { op: route.op, method: req.method, path: req.path };
+  const fault = state.faultInjector.take(call);
   if (fault) {
-    const answer = handler.errorResponse(fault.status, fault.retryAfterS, 'fault');
+    const answer = handler.errorResponse(fault.status, fault.retryAfterS, 'fault', undefined, call);
     record(answer.status, { ...refused, details: { ...notes.details, rejectedBy: 'fault' } });
     return answer;
   }
@@ -56,7 +57,7 @@ function answerPlatformCall(state: EmulatorState, req: EmulatorRequest): HttpAns
     app: app ?? req.headers.authorization ?? 'anonymous',
   });
   if (!verdict.admitted) {
-    const answer = handler.errorResponse(429, verdict.retryAfterS, 'rate-limited', verdict.tightest);
+    const answer = handler.errorResponse(429, verdict.retryAfterS, 'rate-limited', verdict.tightest, call);
     record(answer.status, {
       ...refused,
       details: {

@@ -12,6 +12,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Platform } from '../../events/schema.js';
 import type { CallOp } from '../types.js';
+import type { FaultTarget } from './faults.js';
 import type { MessageStore } from './messageStore.js';
 import type { RateLimitStatus } from './rateLimiter.js';
 import type { CallDescription } from './recorder.js';
@@ -105,13 +106,17 @@ export interface PlatformHandler {
    * The platform's error answer: a fault (`status` from the rule), a 429 over
    * a limit (`retryAfterS` exact, unrounded; `rateLimit` the refusing
    * bucket), an unknown route (404), an unparsable body (400/413) or a
-   * handler crash (500).
+   * handler crash (500). `call` is the matched call (for a fault or a 429),
+   * for platforms whose error depends on the method (Slack answers a 404
+   * fault on `chat.update` with `message_not_found`, on `chat.postMessage`
+   * with `channel_not_found`).
    */
   errorResponse(
     status: number,
     retryAfterS: number | undefined,
     kind: ErrorKind,
     rateLimit?: RateLimitStatus,
+    call?: FaultTarget,
   ): HttpAnswer;
   /** Forgets platform-only state on `POST /_emulator/reset` (the core clears its own). */
   reset?(): void;
