@@ -1,0 +1,142 @@
+/**
+ * The delivery machine: one must-land message outside a turn's log — a final
+ * answer, a policy card, a top-level entry of a space without threads, a
+ * warning. It books a terminal slot with the budget (so it never starves
+ * behind progress edits and never breaks the rate limit), posts, waits out
+ * a 429's Retry-After and tries again, and ends `delivered` or `failed`
+ * (with the reason, for the dead-letter record).
+ *
+ * Pure definition: the post actor and the budget messages are provided.
+ */
+import { assign, setup } from 'xstate';
+import type { PostedMessage, PostRequest } from '../src/surfaces/surface.js';
+import type { FundedEvent } from './budget.protocol.js';
+import { describeError, errorKind, retryAfterOf } from './errors.js';
+
+export interface DeliveryInput {
+  request: PostRequest;
+  /** What the message is, for logs and dead letters (`answer`, `policy card`, …). */
+  purpose: string;
+  /** Give up after this many failed sends. Default 10. */
+  maxAttempts?: number;
+}
+
+export interface DeliveryContext {
+  request: PostRequest;
+  purpose: string;
+  maxAttempts: number;
+  attempts: number;
+  retryAfterMs: number;
+  posted: PostedMessage | null;
+  error: string | null;
+}
+
+export type DeliveryOutput =
+  | { status: 'delivered'; purpose: string; message: PostedMessage }
+  | { status: 'failed'; purpose: string; request: PostRequest; error: string };
+
+export const deliveryMachine = setup({
+  types: {
+    context: {} as DeliveryContext,
+    events: {} as FundedEvent | { type: 'delivery.recover' },
+    input: {} as DeliveryInput,
+    output: {} as DeliveryOutput,
+  },
+  actions: {
+    bookTerminalSlot: () => {},
+    reportRateLimited: (_, _params: { retryAfterMs: number }) => {},
+    recordFailure: assign(({ context }, params: { error: unknown }) => ({
+      attempts: context.attempts + 1,
+      retryAfterMs: retryAfterOf(params.error),
+      error: describeError(params.error),
+    })),
+    recordPosted: assign((_, params: { message: PostedMessage }) => ({
+      posted: params.message,
+      error: null,
+    })),
+  },
+  guards: {
+    canRetryRateLimited: ({ context }, params: { error: unknown }) =>
+      context.attempts + 1 < context.maxAttempts && errorKind(params.error) === 'rate-limited',
+    canRetry: ({ context }, params: { error: unknown }) =>
+      context.attempts + 1 < context.maxAttempts && isRetryable(params.error),
+  },
+  actors: {
+    postMessage: {} as import('xstate').PromiseActorLogic<PostedMessage, PostRequest>,
+  },
+  delays: {
+    retryAfter: ({ context }) => context.retryAfterMs,
+  },
+}).createMachine({
+  id: 'delivery',
+  context: ({ input }) => ({
+    request: input.request,
+    purpose: input.purpose,
+    maxAttempts: input.maxAttempts ?? 10,
+    attempts: 0,
+    retryAfterMs: 0,
+    posted: null,
+    error: null,
+  }),
+  initial: 'booking',
+  states: {
+    booking: {
+      entry: 'bookTerminalSlot',
+      on: { 'budget.funded': 'posting', 'delivery.recover': { target: 'booking', reenter: true } },
+    },
+    posting: {
+      invoke: {
+        id: 'post',
+        src: 'postMessage',
+        input: ({ context }) => context.request,
+        onDone: {
+          target: 'delivered',
+          actions: { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+        },
+        onError: [
+          {
+            guard: { type: 'canRetryRateLimited', params: ({ event }) => ({ error: event.error }) },
+            target: 'waiting',
+            actions: [
+              { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+              {
+                type: 'reportRateLimited',
+                params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+              },
+            ],
+          },
+          {
+            guard: { type: 'canRetry', params: ({ event }) => ({ error: event.error }) },
+            target: 'waiting',
+            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+          },
+          {
+            target: 'failed',
+            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+          },
+        ],
+      },
+    },
+    waiting: {
+      after: { retryAfter: 'booking' },
+      on: { 'delivery.recover': { target: 'waiting', reenter: true } },
+    },
+    delivered: { type: 'final' },
+    failed: { type: 'final' },
+  },
+  output: ({ context }): DeliveryOutput =>
+    context.posted
+      ? { status: 'delivered', purpose: context.purpose, message: context.posted }
+      : {
+          status: 'failed',
+          purpose: context.purpose,
+          request: context.request,
+          error: context.error ?? 'unknown error',
+        },
+});
+
+/** Rate limits and transient failures are worth another try; a 400/403/404 is not. */
+function isRetryable(error: unknown): boolean {
+  const kind = errorKind(error);
+  return kind === 'rate-limited' || kind === 'transient';
+}

@@ -1,0 +1,97 @@
+/**
+ * The runtime root: one budget actor per platform app (systemId
+ * `budget:<platform>`), one space supervisor per chat space (spawned on the
+ * space's first event, id `space:<space>`), and supervision of both: a space
+ * whose actor fails is started again and its live turns restored from the
+ * store; a budget that fails is started again with a fresh bucket (it holds
+ * no state worth keeping beyond a minute).
+ *
+ * Pure definition: which platforms have budgets, each space's settings and
+ * the restoring of turns are provided by `createRuntimeImplementations`.
+ */
+import { setup } from 'xstate';
+import type { RunEvent } from '../src/events/schema.js';
+
+export interface RuntimeContext {
+  /** Spaces with a live supervisor. */
+  spaces: Record<string, true>;
+  /** Times each space's supervisor was started again after failing. */
+  spaceRestarts: Record<string, number>;
+}
+
+export type RuntimeEvent =
+  | { type: 'runtime.event'; event: RunEvent }
+  /** After a restart: live turns from the store, grouped by space. */
+  | { type: 'runtime.restore'; spaces: string[] }
+  | { type: `xstate.error.actor.${string}`; error?: unknown }
+  | { type: `xstate.done.actor.${string}`; output?: unknown };
+
+export const spaceChildId = (space: string): string => `space:${space}`;
+const failedChild = (eventType: string): string => eventType.slice('xstate.error.actor.'.length);
+
+export const runtimeMachine = setup({
+  types: {
+    context: {} as RuntimeContext,
+    events: {} as RuntimeEvent,
+  },
+  actions: {
+    // Provided: they read the config and the store.
+    spawnBudgets: () => {},
+    spawnSpace: (_, _params: { space: string }) => {},
+    forwardToSpace: (_, _params: { event: RunEvent }) => {},
+    restoreSpaces: (_, _params: { spaces: string[] }) => {},
+    restartSpace: (_, _params: { space: string; error: unknown }) => {},
+    restartBudget: (_, _params: { childId: string; error: unknown }) => {},
+  },
+  guards: {
+    isKnownSpace: ({ context }, params: { space: string }) => context.spaces[params.space] === true,
+    isSpaceChild: (_, params: { childId: string }) => params.childId.startsWith('space:'),
+  },
+}).createMachine({
+  id: 'runtime',
+  context: { spaces: {}, spaceRestarts: {} },
+  entry: 'spawnBudgets',
+  initial: 'running',
+  states: {
+    running: {
+      on: {
+        'runtime.event': [
+          {
+            guard: { type: 'isKnownSpace', params: ({ event }) => ({ space: event.event.space }) },
+            actions: { type: 'forwardToSpace', params: ({ event }) => ({ event: event.event }) },
+          },
+          {
+            actions: [
+              { type: 'spawnSpace', params: ({ event }) => ({ space: event.event.space }) },
+              { type: 'forwardToSpace', params: ({ event }) => ({ event: event.event }) },
+            ],
+          },
+        ],
+        'runtime.restore': {
+          actions: { type: 'restoreSpaces', params: ({ event }) => ({ spaces: event.spaces }) },
+        },
+        'xstate.error.actor.*': [
+          {
+            guard: { type: 'isSpaceChild', params: ({ event }) => ({ childId: failedChild(event.type) }) },
+            actions: {
+              type: 'restartSpace',
+              params: ({ event }) => ({
+                space: failedChild(event.type).slice('space:'.length),
+                error: (event as { error?: unknown }).error,
+              }),
+            },
+          },
+          {
+            actions: {
+              type: 'restartBudget',
+              params: ({ event }) => ({
+                childId: failedChild(event.type),
+                error: (event as { error?: unknown }).error,
+              }),
+            },
+          },
+        ],
+      },
+    },
+  },
+});

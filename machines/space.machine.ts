@@ -1,0 +1,347 @@
+/**
+ * The space supervisor: one per chat space. It keeps the space's settings
+ * (threads on/off, DM), the ring buffer of recent inbound user messages that
+ * anchor turns, routes every (already validated, redacted, sequenced) event
+ * to a destination, spawns one turn actor per `turnId`, delivers top-level
+ * messages and policy cards, and supervises its turns: a crashed turn is
+ * restarted from its last persisted snapshot up to `maxRestarts` times, then
+ * its log is degraded to top-level with a visible note; an ended turn is
+ * stopped and forgotten.
+ *
+ * Children: `turn:<turnId>` (turn machine), `delivery:<n>` (delivery machine).
+ * Pure definition: routing, formatting, spawning with restored snapshots and
+ * the platform calls are provided by `createSpaceImplementations`.
+ */
+import { assign, sendTo, setup, stopChild } from 'xstate';
+import type { RunEvent } from '../src/events/schema.js';
+import type { DestinationKind, SpaceRoutingConfig } from '../src/routing/types.js';
+import type { ThreadAnchor } from '../src/surfaces/surface.js';
+import type { DeliveryOutput } from './delivery.machine.js';
+import type { TurnSettings } from './turn.machine.js';
+
+export interface InboundAnchor {
+  messageId: string;
+  threadId?: string;
+  ref?: string;
+}
+
+export interface SpaceSettings {
+  routing: SpaceRoutingConfig;
+  turn: TurnSettings;
+  /** Recent inbound messages kept to anchor turns. Default 50. */
+  anchorCapacity: number;
+  /** Restarts of a crashed turn before its log is degraded to top-level. Default 3. */
+  maxRestarts: number;
+  /** Post the final answer in the turn's thread instead of top-level. Default false. */
+  finalReplyInThread: boolean;
+}
+
+export interface SpaceInput {
+  space: string;
+  settings: SpaceSettings;
+  anchors?: InboundAnchor[];
+}
+
+export interface TurnRecord {
+  /** Where the turn's thread hangs; null when it has none. */
+  anchor: ThreadAnchor | null;
+  dm: boolean;
+  restarts: number;
+  /** `live` while the turn actor runs; `crashed` once restarts ran out (its entries go top-level). */
+  mode: 'live' | 'crashed';
+}
+
+export interface SpaceDeadLetter {
+  at: number;
+  turnId?: string;
+  reason: string;
+  text: string;
+}
+
+export interface SpaceContext {
+  space: string;
+  settings: SpaceSettings;
+  anchors: InboundAnchor[];
+  turns: Record<string, TurnRecord>;
+  /** Ordinal of the next delivery child. */
+  deliveries: number;
+  warnings: string[];
+  deadLetters: SpaceDeadLetter[];
+}
+
+export type SpaceEvent =
+  | { type: 'space.event'; event: RunEvent }
+  /** Restore turns persisted by an earlier process (or a crashed space). */
+  | { type: 'space.restore'; turns: { turnId: string; record: TurnRecord; snapshot: unknown }[] }
+  | { type: `xstate.done.actor.${string}`; output?: unknown }
+  | { type: `xstate.error.actor.${string}`; error?: unknown };
+
+/** Bounded lists in context: a space lives for the life of the process. */
+export const MAX_WARNINGS = 100;
+export const MAX_DEAD_LETTERS = 1000;
+
+export const turnChildId = (turnId: string): string => `turn:${turnId}`;
+export const childTurnId = (eventType: string): string | null => {
+  const m = /^xstate\.(?:done|error)\.actor\.turn:(.*)$/.exec(eventType);
+  return m ? (m[1] ?? null) : null;
+};
+
+const eventOf = (event: SpaceEvent): RunEvent => (event as { event: RunEvent }).event;
+const isType = (event: SpaceEvent, type: RunEvent['type']): boolean =>
+  event.type === 'space.event' && eventOf(event).type === type;
+
+export const spaceMachine = setup({
+  types: {
+    context: {} as SpaceContext,
+    events: {} as SpaceEvent,
+    input: {} as SpaceInput,
+  },
+  actions: {
+    // Provided: they format entries, resolve anchors, spawn children, persist.
+    startTurn: (_, _params: { event: RunEvent }) => {},
+    forwardEntry: (_, _params: { event: RunEvent }) => {},
+    deliverOrphan: (_, _params: { event: RunEvent; reason: string }) => {},
+    deliverCard: (_, _params: { event: RunEvent }) => {},
+    deliverTopLevel: (_, _params: { event: RunEvent }) => {},
+    restoreTurns: () => {},
+    restartTurn: (_, _params: { turnId: string; error: unknown }) => {},
+    persistAnchor: (_, _params: { anchor: InboundAnchor }) => {},
+    forgetTurn: (_, _params: { turnId: string }) => {},
+
+    recordInbound: assign(({ context }, params: { anchor: InboundAnchor }) => ({
+      anchors: [...context.anchors, params.anchor].slice(-context.settings.anchorCapacity),
+    })),
+    endTurn: sendTo(
+      (_, params: { turnId: string; outcome: 'ok' | 'error' | 'stopped' }) => turnChildId(params.turnId),
+      (_, params: { turnId: string; outcome: 'ok' | 'error' | 'stopped' }) => ({
+        type: 'turn.end' as const,
+        outcome: params.outcome,
+      }),
+    ),
+    stopTurn: stopChild((_, params: { turnId: string }) => turnChildId(params.turnId)),
+    dropTurnRecord: assign(({ context }, params: { turnId: string }) => {
+      const { [params.turnId]: _ended, ...turns } = context.turns;
+      return { turns };
+    }),
+    markCrashed: assign(({ context }, params: { turnId: string }) => {
+      const record = context.turns[params.turnId];
+      return record
+        ? { turns: { ...context.turns, [params.turnId]: { ...record, mode: 'crashed' as const } } }
+        : {};
+    }),
+    warn: assign(({ context }, params: { message: string }) => ({
+      warnings: [...context.warnings, params.message].slice(-MAX_WARNINGS),
+    })),
+    recordDeliveryFailure: assign(({ context }, params: { output: DeliveryOutput; at: number }) =>
+      params.output.status === 'failed'
+        ? {
+            deadLetters: [
+              ...context.deadLetters,
+              {
+                at: params.at,
+                reason: `${params.output.purpose}: ${params.output.error}`,
+                text: params.output.request.text,
+              },
+            ].slice(-MAX_DEAD_LETTERS),
+          }
+        : {},
+    ),
+  },
+  guards: {
+    // Provided: they call routeEvent with the space's routing config and the turn's DM flag.
+    routesTo: (_, _params: { event: RunEvent; kind: DestinationKind }) => false,
+    /** Routes to the thread log of a turn whose actor is live. */
+    routesToLiveTurnLog: (_, _params: { event: RunEvent }) => false,
+    isLiveTurn: ({ context }, params: { turnId: string | undefined }) =>
+      params.turnId !== undefined && context.turns[params.turnId]?.mode === 'live',
+    isKnownTurn: ({ context }, params: { turnId: string | undefined }) =>
+      params.turnId !== undefined && context.turns[params.turnId] !== undefined,
+    canRestart: ({ context }, params: { turnId: string }) =>
+      (context.turns[params.turnId]?.restarts ?? Number.POSITIVE_INFINITY) < context.settings.maxRestarts,
+  },
+}).createMachine({
+  id: 'space',
+  context: ({ input }) => ({
+    space: input.space,
+    settings: input.settings,
+    anchors: (input.anchors ?? []).slice(-input.settings.anchorCapacity),
+    turns: {},
+    deliveries: 0,
+    warnings: [],
+    deadLetters: [],
+  }),
+  initial: 'active',
+  states: {
+    active: {
+      on: {
+        'space.event': [
+          {
+            guard: ({ event }) => isType(event, 'inbound'),
+            actions: [
+              { type: 'recordInbound', params: ({ event }) => ({ anchor: anchorOf(event.event) }) },
+              { type: 'persistAnchor', params: ({ event }) => ({ anchor: anchorOf(event.event) }) },
+            ],
+          },
+          {
+            guard: ({ event, context }) =>
+              isType(event, 'turn_started') && context.turns[event.event.turnId ?? ''] !== undefined,
+            actions: {
+              type: 'warn',
+              params: ({ event }) => ({
+                message: `turn ${event.event.turnId} started twice; the second start is ignored`,
+              }),
+            },
+          },
+          {
+            guard: ({ event }) => isType(event, 'turn_started'),
+            actions: { type: 'startTurn', params: ({ event }) => ({ event: event.event }) },
+          },
+          {
+            guard: ({ event, context }) =>
+              isType(event, 'turn_ended') && context.turns[event.event.turnId ?? '']?.mode === 'live',
+            actions: {
+              type: 'endTurn',
+              params: ({ event }) => ({
+                turnId: event.event.turnId ?? '',
+                outcome: (event.event as { outcome: 'ok' | 'error' | 'stopped' }).outcome,
+              }),
+            },
+          },
+          {
+            guard: ({ event }) => isType(event, 'turn_ended'),
+            actions: [
+              {
+                type: 'warn',
+                params: ({ event, context }) => ({
+                  message: context.turns[event.event.turnId ?? '']
+                    ? `turn ${event.event.turnId} ended after its log was degraded`
+                    : `turn_ended for unknown turn ${event.event.turnId}`,
+                }),
+              },
+              { type: 'forgetTurn', params: ({ event }) => ({ turnId: event.event.turnId ?? '' }) },
+            ],
+          },
+          {
+            guard: { type: 'routesToLiveTurnLog', params: ({ event }) => ({ event: event.event }) },
+            actions: { type: 'forwardEntry', params: ({ event }) => ({ event: event.event }) },
+          },
+          {
+            guard: { type: 'routesTo', params: ({ event }) => ({ event: event.event, kind: 'thread-log' }) },
+            actions: {
+              type: 'deliverOrphan',
+              params: ({ event, context }) => ({
+                event: event.event,
+                reason: orphanReason(event.event, context),
+              }),
+            },
+          },
+          {
+            guard: {
+              type: 'routesTo',
+              params: ({ event }) => ({ event: event.event, kind: 'thread-message' }),
+            },
+            actions: { type: 'deliverCard', params: ({ event }) => ({ event: event.event }) },
+          },
+          {
+            guard: { type: 'routesTo', params: ({ event }) => ({ event: event.event, kind: 'top-level' }) },
+            actions: { type: 'deliverTopLevel', params: ({ event }) => ({ event: event.event }) },
+          },
+          // Dropped: the event stays in the run record (the store), nothing is posted.
+        ],
+        'space.restore': { actions: 'restoreTurns' },
+        'xstate.done.actor.*': [
+          {
+            guard: ({ event }) => childTurnId(event.type) !== null,
+            actions: [
+              { type: 'stopTurn', params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }) },
+              { type: 'dropTurnRecord', params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }) },
+              { type: 'forgetTurn', params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }) },
+            ],
+          },
+          {
+            actions: {
+              type: 'recordDeliveryFailure',
+              params: ({ event }) => ({
+                output: (event as { output: DeliveryOutput }).output,
+                at: Date.now(),
+              }),
+            },
+          },
+        ],
+        'xstate.error.actor.*': [
+          {
+            guard: {
+              type: 'canRestart',
+              params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }),
+            },
+            actions: {
+              type: 'restartTurn',
+              params: ({ event }) => ({
+                turnId: childTurnId(event.type) ?? '',
+                error: (event as { error?: unknown }).error,
+              }),
+            },
+          },
+          {
+            guard: ({ event }) => childTurnId(event.type) !== null,
+            actions: [
+              {
+                type: 'stopTurn',
+                params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }),
+              },
+              { type: 'markCrashed', params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }) },
+              {
+                type: 'warn',
+                params: ({ event }) => ({
+                  message: `turn ${childTurnId(event.type)} crashed repeatedly; its log continues top-level`,
+                }),
+              },
+              {
+                type: 'deliverOrphan',
+                params: ({ event, context }) => ({
+                  event: crashNote(context.space, childTurnId(event.type) ?? ''),
+                  reason: 'crashed',
+                }),
+              },
+            ],
+          },
+          {
+            // A delivery child failed outside its own error handling: keep the reason.
+            actions: {
+              type: 'warn',
+              params: ({ event }) => ({
+                message: `${event.type.slice('xstate.error.actor.'.length)} failed: ${String((event as { error?: unknown }).error)}`,
+              }),
+            },
+          },
+        ],
+      },
+    },
+  },
+});
+
+function anchorOf(event: RunEvent): InboundAnchor {
+  const e = event as { messageId?: string; threadId?: string; ref?: string };
+  return {
+    messageId: e.messageId ?? '',
+    ...(e.threadId ? { threadId: e.threadId } : {}),
+    ...(e.ref ? { ref: e.ref } : {}),
+  };
+}
+
+function orphanReason(event: RunEvent, context: SpaceContext): string {
+  if (event.turnId === undefined) return 'event from a subagent without a turnId (never opens a thread)';
+  const record = context.turns[event.turnId];
+  if (!record) return `event for unknown turn ${event.turnId}`;
+  return `turn ${event.turnId} log degraded after repeated crashes`;
+}
+
+function crashNote(space: string, turnId: string): RunEvent {
+  return {
+    type: 'note',
+    space,
+    turnId,
+    level: 'warn',
+    text: `⚠️ The activity log of this turn stopped after repeated errors; its remaining activity is posted here.`,
+  };
+}

@@ -1,0 +1,763 @@
+/**
+ * The turn machine: one actor per agent turn, keeping ONE activity-log
+ * message in the turn's thread and editing it as entries arrive.
+ *
+ *   idle ──log──▶ opened ──log──▶ debouncing ──edit──▶ opened.live
+ *                   │                 │  └─rollover─▶ rolling-over ──▶ debouncing | opened.live
+ *                   └─first post fails─▶ degraded (entries go top-level, in batches)
+ *   any ──turn.end──▶ ending (terminal slot, newest frame) ──▶ ended
+ *
+ * Pure definition: every action, guard, actor and delay is declared by name;
+ * the implementations that touch the turn log, the platform and the budget
+ * are provided by `createTurnImplementations` (src/runtime/turn.implementations.ts)
+ * through `.provide()`, so this file pastes into Stately Studio as it is.
+ *
+ * Timers are named delays (`editDebounce`, `editRetry`, `retryAfter`,
+ * `budgetRetry`); XState does not restore them from a persisted snapshot, so
+ * every waiting state re-enters itself on `turn.recover`, which the
+ * supervisor sends after restoring a turn.
+ */
+import { assign, setup } from 'xstate';
+import type { EditRequest, PostedMessage, PostRequest, ThreadAnchor } from '../src/surfaces/surface.js';
+import type { TurnLogState } from '../src/turnlog/log.js';
+import type { CondenseStrategy, TurnLogEntry } from '../src/turnlog/types.js';
+import type { FundedEvent, GrantedEvent, RefusedEvent } from './budget.protocol.js';
+import { describeError, errorKind, retryAfterOf } from './errors.js';
+
+export type TurnOutcome = 'ok' | 'error' | 'stopped';
+
+export interface TurnSettings {
+  /** Coalescing window for edits (ms). Default 1000. */
+  editDebounceMs: number;
+  /** The condenser's budget per log message (characters). Default 3500. */
+  maxChars: number;
+  strategy: CondenseStrategy;
+  /** Wait before the one retry of a transiently failed edit (ms). Default 500. */
+  editRetryMs: number;
+  /** Give up a terminal frame after this many rate-limited or failed sends. Default 10. */
+  terminalAttempts: number;
+}
+
+export interface TurnInput {
+  turnId: string;
+  /** Platform-prefixed space. */
+  space: string;
+  /** Where the thread hangs; null when the turn has no thread (threads off, anchor unknown). */
+  anchor: ThreadAnchor | null;
+  settings: TurnSettings;
+  /** Why the turn starts without a thread (shown once, top-level). */
+  degradedReason?: string;
+}
+
+/** The frame being sent: rendered at send time, never queued. */
+export type Frame =
+  | { kind: 'fits'; text: string; appended: number }
+  | { kind: 'rollover'; text: string; carry: TurnLogEntry[]; appended: number };
+
+export interface LogMessageRef extends PostedMessage {
+  /** No further edits: rolled over, deleted by a person, or abandoned after failed edits. */
+  final: boolean;
+}
+
+export interface DeadLetter {
+  reason: string;
+  entries: TurnLogEntry[];
+}
+
+export interface TurnContext {
+  turnId: string;
+  space: string;
+  settings: TurnSettings;
+  /** The thread log messages go to; null = top-level. */
+  anchor: ThreadAnchor | null;
+  /** Entries of the current log message (the source of truth for its text); null until the first entry. */
+  log: TurnLogState | null;
+  /** Entries appended to the current log message window (including carried ones). */
+  appended: number;
+  /** How many of those the last sent frame showed. */
+  shown: number;
+  frame: Frame | null;
+  /** The live log message, or null before the first post / after finalizing. */
+  current: PostedMessage | null;
+  logMessages: LogMessageRef[];
+  lastSentText: string | null;
+  /** Posts made, for deterministic client ids (turn id + ordinal). */
+  ordinal: number;
+  retryAfterMs: number;
+  budgetRetryMs: number;
+  /** Failed sends of the frame in flight (edit retry, terminal attempts). */
+  failures: number;
+  outcome: TurnOutcome | null;
+  degradedReason: string | null;
+  /** Entries that could not be delivered, with why: nothing is lost silently. */
+  deadLetters: DeadLetter[];
+  /** Warnings worth showing in GET /v1/turns/:id. */
+  warnings: string[];
+}
+
+export type TurnEvent =
+  | { type: 'turn.log'; entry: TurnLogEntry }
+  | { type: 'turn.end'; outcome: TurnOutcome }
+  /** Sent after restoring from a persisted snapshot: re-arms the timer of the waiting state. */
+  | { type: 'turn.recover' }
+  | GrantedEvent
+  | RefusedEvent
+  | FundedEvent;
+
+/** What a post/edit actor needs: the request and nothing else. */
+export type PostInput = PostRequest;
+export type EditInput = EditRequest;
+
+export const clientIdFor = (turnId: string, ordinal: number): string => `${turnId}:${ordinal}`;
+
+const frameText = (context: TurnContext): string => context.frame?.text ?? '';
+
+const postInput = (context: TurnContext, placement: 'log' | 'top-level'): PostInput => ({
+  space: context.space,
+  text: frameText(context),
+  ...(placement === 'log' && context.anchor ? { thread: context.anchor } : {}),
+  // Every log message after the first of a turn is silent where the platform can (one buzz per turn).
+  silent: context.logMessages.length > 0,
+  clientId: clientIdFor(context.turnId, context.ordinal),
+});
+
+const editInput = (context: TurnContext): EditInput => ({
+  space: context.space,
+  messageId: context.current?.messageId ?? '',
+  ...(context.current?.threadId ? { threadId: context.current.threadId } : {}),
+  text: frameText(context),
+});
+
+/** Common to every sending state: entries keep coming, the end is remembered. */
+const keepLogging = {
+  'turn.log': {
+    actions: {
+      type: 'appendEntry' as const,
+      params: ({ event }: { event: { entry: TurnLogEntry } }) => ({ entry: event.entry }),
+    },
+  },
+};
+
+export const turnMachine = setup({
+  types: {
+    context: {} as TurnContext,
+    events: {} as TurnEvent,
+    input: {} as TurnInput,
+  },
+  actions: {
+    // Turn-log operations (provided: they use the condenser).
+    appendEntry: (_, _params: { entry: TurnLogEntry }) => {},
+    prepareFrame: () => {},
+    applyCarry: () => {},
+    keepUnsentOnly: () => {},
+    markShown: () => {},
+    deadLetterUnsent: (_, _params: { reason: string }) => {},
+    // Budget messages (provided: they address the budget actor of the platform).
+    requestProgressToken: () => {},
+    bookTerminalSlot: () => {},
+    reportRateLimited: (_, _params: { retryAfterMs: number }) => {},
+    releaseCard: () => {},
+    // Pure bookkeeping.
+    recordOutcome: assign((_, params: { outcome: TurnOutcome }) => ({ outcome: params.outcome })),
+    nextOrdinal: assign(({ context }) => ({ ordinal: context.ordinal + 1 })),
+    recordPosted: assign(({ context }, params: { message: PostedMessage }) => ({
+      current: params.message,
+      logMessages: [...context.logMessages, { ...params.message, final: false }],
+      // The first post in a turn tells us the thread id (Discord creates the thread, Slack/GChat report it).
+      anchor:
+        context.anchor && !context.anchor.threadId && params.message.threadId
+          ? { ...context.anchor, threadId: params.message.threadId }
+          : context.anchor,
+      lastSentText: frameText(context),
+      failures: 0,
+    })),
+    recordEdited: assign(({ context }) => ({ lastSentText: frameText(context), failures: 0 })),
+    finalizeCurrent: assign(({ context }) => ({
+      current: null,
+      lastSentText: null,
+      logMessages: context.logMessages.map((m) =>
+        m.messageId === context.current?.messageId ? { ...m, final: true } : m,
+      ),
+    })),
+    recordRetryAfter: assign((_, params: { retryAfterMs: number }) => ({
+      retryAfterMs: params.retryAfterMs,
+    })),
+    recordBudgetRetry: assign((_, params: { retryInMs: number }) => ({ budgetRetryMs: params.retryInMs })),
+    countFailure: assign(({ context }) => ({ failures: context.failures + 1 })),
+    degradeToTopLevel: assign(({ context }, params: { reason: string }) => ({
+      anchor: null,
+      degradedReason: params.reason,
+      warnings: [...context.warnings, `log degraded to top-level: ${params.reason}`],
+    })),
+    warn: assign(({ context }, params: { message: string }) => ({
+      warnings: [...context.warnings, params.message],
+    })),
+  },
+  guards: {
+    hasUnsent: ({ context }) => context.appended > context.shown,
+    /** Entries arrived while the frame was in flight. */
+    hasUnsentAfterFrame: ({ context }) => context.appended > (context.frame?.appended ?? context.shown),
+    endRequested: ({ context }) => context.outcome !== null,
+    startsDegraded: ({ context }) => context.anchor === null,
+    isFirstThreadPost: ({ context }) => context.anchor !== null && context.logMessages.length === 0,
+    frameIsRollover: ({ context }) => context.frame?.kind === 'rollover',
+    frameUnchanged: ({ context }) =>
+      context.frame?.kind === 'fits' && context.frame.text === context.lastSentText,
+    frameIsEmpty: ({ context }) => frameText(context) === '',
+    hasCurrentMessage: ({ context }) => context.current !== null,
+    canRetryEdit: ({ context }) => context.failures < 1,
+    canRetryTerminal: ({ context }) => context.failures < context.settings.terminalAttempts,
+    isNotFound: (_, params: { error: unknown }) => errorKind(params.error) === 'not-found',
+    isRateLimited: (_, params: { error: unknown }) => errorKind(params.error) === 'rate-limited',
+  },
+  actors: {
+    // Provided: the platform's ChatSurface.
+    postMessage: {} as import('xstate').PromiseActorLogic<PostedMessage, PostInput>,
+    editMessage: {} as import('xstate').PromiseActorLogic<void, EditInput>,
+  },
+  delays: {
+    editDebounce: ({ context }) => context.settings.editDebounceMs,
+    editRetry: ({ context }) => context.settings.editRetryMs,
+    retryAfter: ({ context }) => context.retryAfterMs,
+    budgetRetry: ({ context }) => context.budgetRetryMs,
+  },
+}).createMachine({
+  id: 'turn',
+  context: ({ input }) => ({
+    turnId: input.turnId,
+    space: input.space,
+    settings: input.settings,
+    anchor: input.anchor,
+    log: null,
+    appended: 0,
+    shown: 0,
+    frame: null,
+    current: null,
+    logMessages: [],
+    lastSentText: null,
+    ordinal: 0,
+    retryAfterMs: 0,
+    budgetRetryMs: 0,
+    failures: 0,
+    outcome: null,
+    degradedReason: input.anchor === null ? (input.degradedReason ?? 'no thread for this turn') : null,
+    deadLetters: [],
+    warnings: [],
+  }),
+  initial: 'idle',
+  states: {
+    /** No live log message. The next entry posts one at once (the first frame is never debounced). */
+    idle: {
+      always: { guard: 'startsDegraded', target: 'degraded' },
+      on: {
+        'turn.log': {
+          target: 'opened',
+          actions: { type: 'appendEntry', params: ({ event }) => ({ entry: event.entry }) },
+        },
+        'turn.end': [
+          {
+            guard: 'hasUnsent',
+            target: 'ending',
+            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          },
+          {
+            target: 'ended',
+            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          },
+        ],
+      },
+    },
+
+    /** A log message is being created, or is live with nothing pending. */
+    opened: {
+      initial: 'posting',
+      on: {
+        ...keepLogging,
+        'turn.end': {
+          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+        },
+      },
+      states: {
+        posting: {
+          entry: ['prepareFrame', 'nextOrdinal'],
+          invoke: {
+            id: 'postLog',
+            src: 'postMessage',
+            input: ({ context }) => postInput(context, 'log'),
+            onDone: [
+              {
+                guard: 'frameIsRollover',
+                target: '#turn.rolling-over.opening',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'finalizeCurrent',
+                  'applyCarry',
+                ],
+              },
+              {
+                guard: 'endRequested',
+                target: '#turn.ending',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'markShown',
+                ],
+              },
+              {
+                // Guards see the context before this transition's actions: compare with the frame just sent.
+                guard: 'hasUnsentAfterFrame',
+                target: '#turn.debouncing',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'markShown',
+                ],
+              },
+              {
+                target: 'live',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'markShown',
+                ],
+              },
+            ],
+            onError: [
+              {
+                guard: { type: 'isRateLimited', params: ({ event }) => ({ error: event.error }) },
+                target: 'rateLimited',
+                actions: [
+                  {
+                    type: 'recordRetryAfter',
+                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+                  },
+                  {
+                    type: 'reportRateLimited',
+                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+                  },
+                ],
+              },
+              {
+                guard: 'isFirstThreadPost',
+                target: '#turn.degraded',
+                actions: {
+                  type: 'degradeToTopLevel',
+                  params: ({ event }) => ({ reason: `thread post failed: ${describeError(event.error)}` }),
+                },
+              },
+              {
+                guard: 'endRequested',
+                target: '#turn.ending',
+                actions: {
+                  type: 'warn',
+                  params: ({ event }) => ({ message: `post failed: ${describeError(event.error)}` }),
+                },
+              },
+              {
+                // Entries stay pending; the next entry (or the end) opens a fresh message.
+                target: '#turn.idle',
+                actions: {
+                  type: 'warn',
+                  params: ({ event }) => ({ message: `post failed: ${describeError(event.error)}` }),
+                },
+              },
+            ],
+          },
+        },
+        rateLimited: {
+          after: { retryAfter: 'posting' },
+          on: { 'turn.recover': { target: 'rateLimited', reenter: true } },
+        },
+        live: {
+          on: {
+            'turn.log': {
+              target: '#turn.debouncing',
+              actions: { type: 'appendEntry', params: ({ event }) => ({ entry: event.entry }) },
+            },
+            'turn.end': {
+              target: '#turn.ended',
+              actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            },
+          },
+        },
+      },
+    },
+
+    /**
+     * Entries are pending: one edit per window at most, never postponed past
+     * one window by continuous activity (the window is not extended), each
+     * edit drawing a progress token from the budget.
+     */
+    debouncing: {
+      initial: 'waiting',
+      on: {
+        ...keepLogging,
+        // The end cuts the wait short: the terminal frame goes out at once.
+        'turn.end': {
+          target: 'ending',
+          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+        },
+      },
+      states: {
+        waiting: {
+          after: { editDebounce: 'requesting' },
+          on: { 'turn.recover': { target: 'waiting', reenter: true } },
+        },
+        requesting: {
+          entry: 'requestProgressToken',
+          on: {
+            'budget.granted': 'preparing',
+            'budget.refused': {
+              target: 'refused',
+              actions: { type: 'recordBudgetRetry', params: ({ event }) => ({ retryInMs: event.retryInMs }) },
+            },
+            'turn.recover': { target: 'requesting', reenter: true },
+          },
+        },
+        /** Refused: the entries stay pending (no frame is queued); ask again when the budget says. */
+        refused: {
+          after: { budgetRetry: 'requesting' },
+          on: { 'turn.recover': { target: 'refused', reenter: true } },
+        },
+        /** Render now, at send time. */
+        preparing: {
+          entry: 'prepareFrame',
+          always: [
+            { guard: 'frameIsRollover', target: '#turn.rolling-over' },
+            { guard: 'frameUnchanged', target: '#turn.opened.live', actions: 'markShown' },
+            { target: 'editing' },
+          ],
+        },
+        editing: {
+          invoke: {
+            id: 'editLog',
+            src: 'editMessage',
+            input: ({ context }) => editInput(context),
+            onDone: [
+              { guard: 'hasUnsentAfterFrame', target: 'waiting', actions: ['recordEdited', 'markShown'] },
+              { target: '#turn.opened.live', actions: ['recordEdited', 'markShown'] },
+            ],
+            onError: [
+              {
+                // A person deleted the log message: open a new one with the pending entries.
+                guard: { type: 'isNotFound', params: ({ event }) => ({ error: event.error }) },
+                target: '#turn.opened',
+                actions: ['finalizeCurrent', 'keepUnsentOnly'],
+              },
+              {
+                guard: { type: 'isRateLimited', params: ({ event }) => ({ error: event.error }) },
+                target: 'rateLimited',
+                actions: [
+                  {
+                    type: 'recordRetryAfter',
+                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+                  },
+                  {
+                    type: 'reportRateLimited',
+                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+                  },
+                ],
+              },
+              { guard: 'canRetryEdit', target: 'retrying', actions: 'countFailure' },
+              {
+                // Failed twice: stop editing this message; the next entry opens a fresh one with the pending entries.
+                target: '#turn.idle',
+                actions: [
+                  'finalizeCurrent',
+                  'keepUnsentOnly',
+                  {
+                    type: 'warn',
+                    params: ({ event }) => ({ message: `edit failed twice: ${describeError(event.error)}` }),
+                  },
+                ],
+              },
+            ],
+          },
+        },
+        retrying: {
+          after: { editRetry: 'preparing' },
+          on: { 'turn.recover': { target: 'retrying', reenter: true } },
+        },
+        /** 429: wait the Retry-After, then send the newest frame. */
+        rateLimited: {
+          after: { retryAfter: 'requesting' },
+          on: { 'turn.recover': { target: 'rateLimited', reenter: true } },
+        },
+      },
+    },
+
+    /** The log message is full: finalize it with its final text, open a new one (silent) with the carried entries. */
+    'rolling-over': {
+      initial: 'finalizing',
+      on: {
+        ...keepLogging,
+        'turn.end': {
+          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+        },
+      },
+      states: {
+        finalizing: {
+          invoke: {
+            id: 'finalizeLog',
+            src: 'editMessage',
+            input: ({ context }) => editInput(context),
+            onDone: { target: 'opening', actions: ['finalizeCurrent', 'applyCarry'] },
+            onError: [
+              {
+                guard: { type: 'isRateLimited', params: ({ event }) => ({ error: event.error }) },
+                target: 'finalizeRateLimited',
+                actions: [
+                  {
+                    type: 'recordRetryAfter',
+                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+                  },
+                  {
+                    type: 'reportRateLimited',
+                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+                  },
+                ],
+              },
+              {
+                // Could not finalize (deleted or failing): the unsent entries move to the new message.
+                target: 'opening',
+                actions: [
+                  'finalizeCurrent',
+                  'keepUnsentOnly',
+                  {
+                    type: 'warn',
+                    params: ({ event }) => ({ message: `finalize failed: ${describeError(event.error)}` }),
+                  },
+                ],
+              },
+            ],
+          },
+        },
+        finalizeRateLimited: {
+          after: { retryAfter: '#turn.debouncing.requesting' },
+          on: { 'turn.recover': { target: 'finalizeRateLimited', reenter: true } },
+        },
+        opening: {
+          always: [{ guard: 'endRequested', target: '#turn.ending' }, { target: '#turn.opened' }],
+        },
+      },
+    },
+
+    /**
+     * The first thread post failed (or the turn has no thread): the rest of
+     * the turn's log goes top-level, in coalesced batches; the thread is not
+     * tried again on every event.
+     */
+    degraded: {
+      initial: 'quiet',
+      on: {
+        ...keepLogging,
+        'turn.end': [
+          {
+            guard: 'hasUnsent',
+            target: 'ending',
+            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          },
+          {
+            target: 'ended',
+            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          },
+        ],
+      },
+      states: {
+        quiet: {
+          always: { guard: 'hasUnsent', target: 'collecting' },
+          on: {
+            'turn.log': {
+              target: 'collecting',
+              actions: { type: 'appendEntry', params: ({ event }) => ({ entry: event.entry }) },
+            },
+          },
+        },
+        collecting: {
+          after: { editDebounce: 'posting' },
+          on: { 'turn.recover': { target: 'collecting', reenter: true } },
+        },
+        posting: {
+          entry: ['prepareFrame', 'nextOrdinal'],
+          invoke: {
+            id: 'postTopLevel',
+            src: 'postMessage',
+            input: ({ context }) => postInput(context, 'top-level'),
+            onDone: {
+              target: 'quiet',
+              actions: [
+                { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                'finalizeCurrent',
+                'applyCarry',
+              ],
+            },
+            onError: [
+              {
+                guard: { type: 'isRateLimited', params: ({ event }) => ({ error: event.error }) },
+                target: 'rateLimited',
+                actions: [
+                  {
+                    type: 'recordRetryAfter',
+                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+                  },
+                  {
+                    type: 'reportRateLimited',
+                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+                  },
+                ],
+              },
+              {
+                // Kept pending: the next batch carries them.
+                target: 'waitingForMore',
+                actions: {
+                  type: 'warn',
+                  params: ({ event }) => ({
+                    message: `top-level post failed: ${describeError(event.error)}`,
+                  }),
+                },
+              },
+            ],
+          },
+        },
+        waitingForMore: {
+          on: {
+            'turn.log': {
+              target: 'collecting',
+              actions: { type: 'appendEntry', params: ({ event }) => ({ entry: event.entry }) },
+            },
+          },
+        },
+        rateLimited: {
+          after: { retryAfter: 'posting' },
+          on: { 'turn.recover': { target: 'rateLimited', reenter: true } },
+        },
+      },
+    },
+
+    /** `turn_ended`: the pending frame goes out at once through a terminal slot; nothing after. */
+    ending: {
+      initial: 'booking',
+      on: { ...keepLogging },
+      states: {
+        booking: {
+          entry: 'bookTerminalSlot',
+          on: {
+            'budget.funded': 'preparing',
+            'turn.recover': { target: 'booking', reenter: true },
+          },
+        },
+        preparing: {
+          entry: 'prepareFrame',
+          always: [
+            { guard: 'frameIsEmpty', target: '#turn.ended' },
+            { guard: 'frameUnchanged', target: '#turn.ended', actions: 'markShown' },
+            { guard: 'hasCurrentMessage', target: 'editing' },
+            { target: 'posting' },
+          ],
+        },
+        editing: {
+          invoke: {
+            id: 'editFinal',
+            src: 'editMessage',
+            input: ({ context }) => editInput(context),
+            onDone: [
+              {
+                guard: 'frameIsRollover',
+                target: 'booking',
+                actions: ['recordEdited', 'finalizeCurrent', 'applyCarry'],
+              },
+              { guard: 'hasUnsentAfterFrame', target: 'booking', actions: ['recordEdited', 'markShown'] },
+              { target: '#turn.ended', actions: ['recordEdited', 'markShown'] },
+            ],
+            onError: [
+              {
+                guard: { type: 'isNotFound', params: ({ event }) => ({ error: event.error }) },
+                target: 'booking',
+                actions: ['finalizeCurrent', 'keepUnsentOnly'],
+              },
+              {
+                guard: 'canRetryTerminal',
+                target: 'retrying',
+                actions: [
+                  'countFailure',
+                  {
+                    type: 'recordRetryAfter',
+                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+                  },
+                ],
+              },
+              {
+                target: '#turn.ended',
+                actions: {
+                  type: 'deadLetterUnsent',
+                  params: ({ event }) => ({ reason: `final edit failed: ${describeError(event.error)}` }),
+                },
+              },
+            ],
+          },
+        },
+        posting: {
+          entry: 'nextOrdinal',
+          invoke: {
+            id: 'postFinal',
+            src: 'postMessage',
+            input: ({ context }) => postInput(context, 'log'),
+            onDone: [
+              {
+                guard: 'frameIsRollover',
+                target: 'booking',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'finalizeCurrent',
+                  'applyCarry',
+                ],
+              },
+              {
+                guard: 'hasUnsentAfterFrame',
+                target: 'booking',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'markShown',
+                ],
+              },
+              {
+                target: '#turn.ended',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'markShown',
+                ],
+              },
+            ],
+            onError: [
+              {
+                guard: 'canRetryTerminal',
+                target: 'retrying',
+                actions: [
+                  'countFailure',
+                  {
+                    type: 'recordRetryAfter',
+                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+                  },
+                ],
+              },
+              {
+                target: '#turn.ended',
+                actions: {
+                  type: 'deadLetterUnsent',
+                  params: ({ event }) => ({ reason: `final post failed: ${describeError(event.error)}` }),
+                },
+              },
+            ],
+          },
+        },
+        /** Wait the Retry-After (or the edit retry delay), then book a slot again and send the newest frame. */
+        retrying: {
+          after: { retryAfter: 'booking' },
+          on: { 'turn.recover': { target: 'retrying', reenter: true } },
+        },
+      },
+    },
+
+    ended: {
+      type: 'final',
+      entry: 'releaseCard',
+    },
+  },
+});

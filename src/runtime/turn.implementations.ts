@@ -1,0 +1,154 @@
+/**
+ * The turn machine's implementations: the turn-log operations (the pure
+ * condenser), the platform calls (a ChatSurface) and the budget messages.
+ * Handed to `turnMachine.provide()`.
+ */
+import { assign, raise, sendTo } from 'xstate';
+import { budgetSystemId } from '../../machines/budget.protocol.js';
+import { type Frame, type TurnContext, turnMachine } from '../../machines/turn.machine.js';
+import type { ChatSurface } from '../surfaces/surface.js';
+import {
+  appendEntry,
+  createTurnLog,
+  messageEntryCount,
+  renderTurnLog,
+  startNextMessage,
+  type TurnLogState,
+} from '../turnlog/log.js';
+import type { CondenseOpts, TurnLogEntry } from '../turnlog/types.js';
+import { editActor, type PostRefs, postActor } from './posting.js';
+
+export interface TurnImplementationDeps {
+  surface: ChatSurface;
+  /** `system`: talk to the budget actor `budget:<platform>`; `unlimited`: grant every request at once (tests). */
+  budget?: 'system' | 'unlimited';
+  /** Records post refs by client id, so a retried post on a platform without idempotent creates finds its message. */
+  store?: PostRefs;
+}
+
+const condenseOpts = (context: TurnContext): CondenseOpts => ({
+  maxChars: context.settings.maxChars,
+  strategy: context.settings.strategy,
+});
+
+const logOf = (context: TurnContext): TurnLogState => context.log ?? createTurnLog();
+
+/**
+ * The next message starts with what the finished one did not show; its
+ * `appended` count restarts from what it holds.
+ */
+function nextMessage(context: TurnContext, shownEntries: number) {
+  const log = startNextMessage(
+    logOf(context),
+    condenseOpts(context),
+    Math.min(shownEntries, context.appended),
+  );
+  return { log, appended: messageEntryCount(log), shown: 0, frame: null };
+}
+
+/** Entries of the current message not shown by any sent frame (those still listed: dropped ones are gone). */
+function unshownEntries(context: TurnContext): TurnLogEntry[] {
+  const rest = startNextMessage(
+    logOf(context),
+    condenseOpts(context),
+    Math.min(context.shown, context.appended),
+  );
+  return [...rest.sealed.flatMap((message) => message.entries), ...rest.window];
+}
+
+/** A channel for the budget's per-channel spacing: the space and the thread the card lives in. */
+const channelOf = (context: TurnContext): string =>
+  `${context.space}#${context.current?.threadId ?? context.anchor?.threadId ?? context.anchor?.rootMessageId ?? ''}`;
+
+export type TurnImplementations = Parameters<typeof turnMachine.provide>[0];
+
+export function createTurnImplementations(deps: TurnImplementationDeps): TurnImplementations {
+  const { surface, store } = deps;
+  const budgetId = budgetSystemId(surface.platform);
+  const useBudget = (deps.budget ?? 'system') === 'system';
+
+  return {
+    actions: {
+      appendEntry: assign(({ context }, params: { entry: TurnLogEntry }) => ({
+        log: appendEntry(logOf(context), params.entry, condenseOpts(context)),
+        appended: context.appended + 1,
+      })),
+      prepareFrame: assign(({ context }) => {
+        const result = renderTurnLog(logOf(context), condenseOpts(context));
+        const frame: Frame =
+          result.kind === 'fits'
+            ? { kind: 'fits', text: result.text, appended: context.appended }
+            : {
+                kind: 'rollover',
+                text: result.finalText,
+                carry: result.carryEntries,
+                appended: context.appended,
+              };
+        return { frame };
+      }),
+      /** The sent frame's message is done: the next message starts from the carried entries and whatever arrived since. */
+      /** The sent frame's message is done: the next one starts with what the frame did not show. */
+      applyCarry: assign(({ context }) => {
+        const frame = context.frame;
+        const shown =
+          frame === null
+            ? context.shown
+            : frame.appended - (frame.kind === 'rollover' ? frame.carry.length : 0);
+        return nextMessage(context, shown);
+      }),
+      /** The message is gone or abandoned: the next one shows only what no one has seen yet. */
+      keepUnsentOnly: assign(({ context }) => nextMessage(context, context.shown)),
+      markShown: assign(({ context }) => ({ shown: context.frame?.appended ?? context.appended })),
+      deadLetterUnsent: assign(({ context }, params: { reason: string }) => ({
+        deadLetters: [...context.deadLetters, { reason: params.reason, entries: unshownEntries(context) }],
+        shown: context.appended,
+      })),
+      requestProgressToken: useBudget
+        ? sendTo(
+            ({ system }) => system.get(budgetId),
+            ({ context, self }) => ({
+              type: 'budget.progress.request' as const,
+              cardId: context.turnId,
+              channel: channelOf(context),
+              replyTo: self,
+            }),
+          )
+        : raise({ type: 'budget.granted' as const }),
+      bookTerminalSlot: useBudget
+        ? sendTo(
+            ({ system }) => system.get(budgetId),
+            ({ context, self }) => ({
+              type: 'budget.terminal.book' as const,
+              cardId: context.turnId,
+              channel: channelOf(context),
+              replyTo: self,
+            }),
+          )
+        : raise({ type: 'budget.funded' as const }),
+      reportRateLimited: useBudget
+        ? sendTo(
+            ({ system }) => system.get(budgetId),
+            ({ context }, params: { retryAfterMs: number }) => ({
+              type: 'budget.rate-limited' as const,
+              retryAfterMs: params.retryAfterMs,
+              channel: channelOf(context),
+            }),
+          )
+        : () => {},
+      releaseCard: useBudget
+        ? sendTo(
+            ({ system }) => system.get(budgetId),
+            ({ context }) => ({ type: 'budget.card.closed' as const, cardId: context.turnId }),
+          )
+        : () => {},
+    },
+    actors: {
+      postMessage: postActor(surface, store),
+      editMessage: editActor(surface),
+    },
+  };
+}
+
+/** The turn machine with its implementations, ready to spawn. */
+export const provideTurnMachine = (deps: TurnImplementationDeps) =>
+  turnMachine.provide(createTurnImplementations(deps));

@@ -1,0 +1,82 @@
+/**
+ * The in-memory store: the default for tests and for `createRuntime` without
+ * a store. Bounded where a long-running process would otherwise grow: finished
+ * turn summaries, anchors per space, dead letters and the run record are
+ * capped (oldest dropped first).
+ */
+import type { RunEvent } from '../events/schema.js';
+import type { PostedMessage } from '../surfaces/surface.js';
+import type { DeadLetterRecord, PersistedTurn, StoredAnchor, TurnlogStore, TurnSummary } from './store.js';
+
+export interface MemoryStoreLimits {
+  summaries: number;
+  anchorsPerSpace: number;
+  deadLetters: number;
+  eventsPerTurn: number;
+  turnsWithEvents: number;
+  posts: number;
+}
+
+export const MEMORY_STORE_LIMITS: MemoryStoreLimits = {
+  summaries: 10_000,
+  anchorsPerSpace: 200,
+  deadLetters: 10_000,
+  eventsPerTurn: 10_000,
+  turnsWithEvents: 1_000,
+  posts: 100_000,
+};
+
+/** A Map that forgets its oldest keys past a size (insertion order). */
+function setBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > max) {
+    const oldest = map.keys().next();
+    if (oldest.done) break;
+    map.delete(oldest.value);
+  }
+}
+
+export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): TurnlogStore {
+  const max = { ...MEMORY_STORE_LIMITS, ...limits };
+  const live = new Map<string, PersistedTurn>();
+  const summaries = new Map<string, TurnSummary>();
+  const anchors = new Map<string, StoredAnchor[]>();
+  const events = new Map<string, RunEvent[]>();
+  const dead: DeadLetterRecord[] = [];
+  const posts = new Map<string, PostedMessage>();
+
+  return {
+    saveTurn: (turn) => void live.set(turn.turnId, turn),
+    loadTurn: (turnId) => live.get(turnId),
+    liveTurns: () => [...live.values()],
+    finishTurn: (summary) => {
+      live.delete(summary.turnId);
+      setBounded(summaries, summary.turnId, summary, max.summaries);
+    },
+    turnSummary: (turnId) => summaries.get(turnId),
+    saveAnchor: (space, anchor) => {
+      const list = anchors.get(space) ?? [];
+      list.push(anchor);
+      if (list.length > max.anchorsPerSpace) list.splice(0, list.length - max.anchorsPerSpace);
+      anchors.set(space, list);
+    },
+    anchors: (space, limit) => (anchors.get(space) ?? []).slice(-limit),
+    appendEvent: (event) => {
+      const key = event.turnId ?? `space:${event.space}`;
+      const list = events.get(key) ?? [];
+      list.push(event);
+      if (list.length > max.eventsPerTurn) list.splice(0, list.length - max.eventsPerTurn);
+      setBounded(events, key, list, max.turnsWithEvents);
+    },
+    events: (turnId) => [...(events.get(turnId) ?? [])],
+    deadLetter: (record) => {
+      dead.push(record);
+      if (dead.length > max.deadLetters) dead.splice(0, dead.length - max.deadLetters);
+    },
+    deadLetters: (limit = max.deadLetters) => dead.slice(-limit),
+    recordPost: (clientId, message) => setBounded(posts, clientId, message, max.posts),
+    lookupPost: (clientId) => posts.get(clientId),
+    close: () => {},
+  };
+}

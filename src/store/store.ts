@@ -1,0 +1,74 @@
+/**
+ * The persistence seam. The runtime saves each live turn's persisted XState
+ * snapshot on every transition, the inbound anchors of each space, the run
+ * record (every accepted event with its seq), dead letters, and the refs of
+ * posts by client id (so a post retried after a crash finds the message it
+ * already made on platforms without idempotent creates).
+ *
+ * Every method may answer synchronously or with a promise, so an embedded
+ * store (SQLite, memory) and a shared one (Redis, later) fit the same seam.
+ */
+import type { RunEvent } from '../events/schema.js';
+import type { PostedMessage } from '../surfaces/surface.js';
+
+export type MaybePromise<T> = T | Promise<T>;
+
+export interface PersistedTurn {
+  turnId: string;
+  space: string;
+  /** `actor.getPersistedSnapshot()` of the turn actor: plain JSON. */
+  snapshot: unknown;
+  updatedAt: number;
+}
+
+/** What is kept of a finished turn, for `GET /v1/turns/:turnId`. */
+export interface TurnSummary {
+  turnId: string;
+  space: string;
+  state: string;
+  outcome: string | null;
+  degraded: boolean;
+  logMessages: { messageId: string; threadId?: string; final: boolean }[];
+  entries: number;
+  deadLetters: number;
+  endedAt: number;
+}
+
+export interface StoredAnchor {
+  messageId: string;
+  threadId?: string;
+  ref?: string;
+}
+
+export interface DeadLetterRecord {
+  at: number;
+  /** Where it came from: `ingest`, `space:<space>`, `turn:<turnId>` … */
+  source: string;
+  reason: string;
+  /** The rejected input or undeliverable text, as received. */
+  payload: string;
+}
+
+export interface TurnlogStore {
+  saveTurn(turn: PersistedTurn): MaybePromise<void>;
+  loadTurn(turnId: string): MaybePromise<PersistedTurn | undefined>;
+  /** Live (not finished) turns, for restoring after a restart. */
+  liveTurns(): MaybePromise<PersistedTurn[]>;
+  /** The turn ended: drop its live snapshot, keep its summary. */
+  finishTurn(summary: TurnSummary): MaybePromise<void>;
+  turnSummary(turnId: string): MaybePromise<TurnSummary | undefined>;
+
+  saveAnchor(space: string, anchor: StoredAnchor): MaybePromise<void>;
+  anchors(space: string, limit: number): MaybePromise<StoredAnchor[]>;
+
+  appendEvent(event: RunEvent): MaybePromise<void>;
+  events(turnId: string): MaybePromise<RunEvent[]>;
+
+  deadLetter(record: DeadLetterRecord): MaybePromise<void>;
+  deadLetters(limit?: number): MaybePromise<DeadLetterRecord[]>;
+
+  recordPost(clientId: string, message: PostedMessage): MaybePromise<void>;
+  lookupPost(clientId: string): MaybePromise<PostedMessage | undefined>;
+
+  close(): MaybePromise<void>;
+}

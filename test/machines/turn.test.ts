@@ -1,0 +1,170 @@
+/**
+ * The turn machine at the actor level, against the memory surface, with a
+ * simulated clock. Each test names the reference spec item it proves
+ * (gchat-threaded-activity-log.md "E2E test plan").
+ */
+import { describe, expect, it } from 'vitest';
+import { entry, SPACE, settle, startTurn } from './turn.helpers.js';
+
+describe('turn machine: happy path', () => {
+  it('spec E2E 1: opens the log in the thread anchored on the user message, at once (no debounce)', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: Read(src/app.ts)') });
+    await settle();
+    const creates = t.surface.calls.filter((c) => c.op === 'create');
+    expect(creates).toHaveLength(1);
+    expect(creates[0]?.thread).toBe(t.root.threadId);
+    expect(creates[0]?.text).toContain('tool: Read(src/app.ts)');
+    expect(t.state()).toEqual({ opened: 'live' });
+    expect(t.actor.getSnapshot().context.current?.messageId).toBe(creates[0]?.messageId);
+  });
+
+  it('spec E2E 2: edits the same log message on later entries, after the debounce window', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    await t.advance(999);
+    expect(t.surface.calls.filter((c) => c.op === 'update')).toHaveLength(0);
+    await t.advance(1);
+    const updates = t.surface.calls.filter((c) => c.op === 'update');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]?.messageId).toBe(t.actor.getSnapshot().context.current?.messageId);
+    expect(updates[0]?.text).toMatch(/tool: one[\s\S]*tool: two/);
+  });
+
+  it('spec E2E 3: coalesces a burst inside the window into one edit with every entry in order', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: first') });
+    await settle();
+    for (const s of ['a', 'b', 'c']) {
+      t.actor.send({ type: 'turn.log', entry: entry(`tool: burst ${s}`) });
+      await t.advance(200);
+    }
+    await t.advance(1000);
+    const updates = t.surface.calls.filter((c) => c.op === 'update');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]?.text).toMatch(/burst a[\s\S]*burst b[\s\S]*burst c/);
+  });
+
+  it('never postpones an edit past one window under continuous activity (no starvation)', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: first') });
+    await settle();
+    for (let i = 0; i < 10; i++) {
+      t.actor.send({ type: 'turn.log', entry: entry(`tool: step ${i}`) });
+      await t.advance(300);
+    }
+    // 3 s of activity every 300 ms: an edit at least every window, never one at the very end only.
+    expect(t.surface.calls.filter((c) => c.op === 'update').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('spec E2E 5: flushes the pending entries at once on turn_ended', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    t.actor.send({ type: 'turn.end', outcome: 'ok' });
+    await settle();
+    const updates = t.surface.calls.filter((c) => c.op === 'update');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]?.text).toContain('tool: two');
+    expect(t.actor.getSnapshot().status).toBe('done');
+    // Nothing is ever sent after the end.
+    const before = t.surface.calls.length;
+    await t.advance(10_000);
+    expect(t.surface.calls.length).toBe(before);
+  });
+
+  it('spec E2E 19: a turn that ends with no log entries opens no thread', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.end', outcome: 'ok' });
+    await settle();
+    expect(t.writes()).toHaveLength(0);
+    expect(t.actor.getSnapshot().status).toBe('done');
+  });
+});
+
+describe('turn machine: errors as transitions', () => {
+  it('spec E2E 15: a failed first thread post degrades the turn to top-level; the thread is not retried', async () => {
+    const t = startTurn();
+    t.surface.fail({ op: 'create', status: 500, times: 1 });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    expect(t.state()).toMatchObject({ degraded: expect.anything() });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    await t.advance(1000);
+    const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
+    expect(creates.length).toBeGreaterThanOrEqual(1);
+    expect(creates.every((c) => c.thread === null)).toBe(true);
+    const texts = creates.map((c) => c.text).join('\n');
+    expect(texts).toContain('tool: one');
+    expect(texts).toContain('tool: two');
+  });
+
+  it('spec E2E 17: a 404 on edit opens a new log message with the pending entries', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    const first = t.actor.getSnapshot().context.current!.messageId;
+    t.surface.deleteMessage(first);
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    await t.advance(1000);
+    const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
+    expect(creates).toHaveLength(2);
+    expect(creates[1]?.thread).toBe(t.root.threadId);
+    expect(creates[1]?.text).toContain('tool: two');
+    expect(creates[1]?.text).not.toContain('tool: one');
+  });
+
+  it('spec E2E 16: an edit failing twice finalizes the message; the next entry opens a fresh one in the same thread', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    t.surface.fail({ op: 'update', status: 503, times: 2 });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    await t.advance(1000); // first edit fails
+    await t.advance(500); // the one retry fails
+    expect(t.state()).toBe('idle');
+    t.actor.send({ type: 'turn.log', entry: entry('tool: three') });
+    await settle();
+    const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
+    expect(creates).toHaveLength(2);
+    expect(creates[1]?.thread).toBe(t.root.threadId);
+    expect(creates[1]?.text).toMatch(/tool: two[\s\S]*tool: three/);
+  });
+
+  it('a 429 on edit waits the Retry-After, then sends the newest frame', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    t.surface.fail({ op: 'update', status: 429, times: 1, retryAfterS: 5 });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    await t.advance(1000);
+    t.actor.send({ type: 'turn.log', entry: entry('tool: three') });
+    await t.advance(4999);
+    expect(t.surface.calls.filter((c) => c.op === 'update' && c.status < 300)).toHaveLength(0);
+    await t.advance(1);
+    const ok = t.surface.calls.filter((c) => c.op === 'update' && c.status < 300);
+    expect(ok).toHaveLength(1);
+    expect(ok[0]?.text).toContain('tool: three');
+  });
+});
+
+describe('turn machine: rollover', () => {
+  it('spec E2E 9: rolls over into a new message in the same thread; the first ends with the continuation marker', async () => {
+    const t = startTurn({ settings: { maxChars: 200 } });
+    t.actor.send({ type: 'turn.log', entry: entry(`tool: ${'a'.repeat(60)}`) });
+    await settle();
+    for (let i = 0; i < 4; i++)
+      t.actor.send({ type: 'turn.log', entry: entry(`tool: ${String(i).repeat(60)}`) });
+    await t.advance(1000);
+    const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
+    expect(creates.length).toBeGreaterThanOrEqual(2);
+    expect(creates.every((c) => c.thread === t.root.threadId)).toBe(true);
+    const firstId = creates[0]?.messageId;
+    const finalOfFirst = t.surface.messages(SPACE).find((m) => m.id === firstId)?.text;
+    expect(finalOfFirst).toMatch(/…log continues$/);
+    for (const c of t.surface.calls) expect((c.text ?? '').length).toBeLessThanOrEqual(200);
+  });
+});
