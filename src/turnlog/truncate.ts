@@ -24,9 +24,9 @@ function graphemeSegmenter(): Intl.Segmenter {
 export function cutGraphemes(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   if (maxChars <= 0) return '';
-  // A boundary at `maxChars` depends on the code unit right after it, and
-  // only ever looks backwards beyond that, so the window is enough.
-  const window = text.slice(0, maxChars + 1);
+  // A boundary at `maxChars` depends on the code point right after it (two
+  // units when it is a surrogate pair) and only ever looks backwards beyond.
+  const window = text.slice(0, maxChars + 2);
   if (!MAY_JOIN_GRAPHEMES.test(window)) {
     const splitsCrLf = text.charCodeAt(maxChars - 1) === 13 && text.charCodeAt(maxChars) === 10;
     return text.slice(0, splitsCrLf ? maxChars - 1 : maxChars);

@@ -25,6 +25,13 @@ describe('cutGraphemes', () => {
     expect(cutGraphemes('caf\u0065\u0301!', 4)).toBe('caf');
   });
 
+  it('sees a combining mark outside the BMP right after the cut', () => {
+    // KAITHI LETTER DDA + KAITHI SIGN NUKTA (both astral): one cluster of four code units.
+    const text = 'ab\u{11099}\u{110BA}';
+    expect(cutGraphemes(text, 4)).toBe('ab');
+    expect(cutGraphemes(text, 6)).toBe(text);
+  });
+
   it('never splits CR LF (a single grapheme cluster below U+0300)', () => {
     expect(cutGraphemes('ab\r\ncd', 3)).toBe('ab');
     expect(cutGraphemes('ab\r\ncd', 4)).toBe('ab\r\n');
@@ -48,6 +55,7 @@ describe('cutGraphemes', () => {
         const next = clusters[graphemes(cut).length];
         if (next !== undefined) expect(cut.length + next.length).toBeGreaterThan(max);
       }),
+      { numRuns: 500 },
     );
   });
 });

@@ -1,0 +1,243 @@
+/**
+ * The turn log kept incrementally, so the cost of an event or a flush does
+ * not grow with the turn. The turn actor holds a `TurnLogState` (plain,
+ * JSON-serialisable data) in its context, calls `appendEntry` on every
+ * entry and `renderTurnLog` on every flush, and `startNextMessage` once a
+ * message is finalized.
+ *
+ * The state keeps only what can still be shown: the window of the open
+ * message (bounded by `maxChars`: a strategy that drops forgets entries no
+ * future text can show; one that rolls over seals a full message as soon as
+ * it fills) and the rendered length of that window, kept up to date on every
+ * append at each summary cap. So an append costs O(window), a render
+ * O(window), never O(turn), and `renderTurnLog` gives exactly what
+ * `condenseTurnLog` would give for every entry appended to the message.
+ */
+import { condenseWindow, headerLength, resolveCondenseOpts, TRUNCATION_CAPS } from './condense.js';
+import { renderEntryLineAtCap } from './format.js';
+import type { CondenseOpts, CondenseResult, TurnLogEntry } from './types.js';
+
+/** A message that filled up and waits for its final edit. */
+export interface SealedMessage {
+  /** Its final text, `• …log continues` last. */
+  text: string;
+  /** Entries dropped before `entries` (only when the strategy changed mid-message). */
+  dropped: number;
+  entries: TurnLogEntry[];
+}
+
+export interface TurnLogState {
+  /** Entries of the open message that a text can still show, oldest first. */
+  window: TurnLogEntry[];
+  /** Entries of the open message dropped before `window`; the dropped marker counts them. */
+  dropped: number;
+  /**
+   * Length (UTF-16 units) of `window`'s lines joined by `\n`, with summaries
+   * as formatted, then re-cut to each of `TRUNCATION_CAPS` (400, 200, 100).
+   */
+  windowChars: number[];
+  /** Full messages not yet finalized, oldest first; `window` continues after them. */
+  sealed: SealedMessage[];
+}
+
+/** Which `windowChars` slot measures the lines a strategy fits. */
+const AS_FORMATTED = 0;
+const SHORTEST_CAP = TRUNCATION_CAPS.length;
+const CAPS = [undefined, ...TRUNCATION_CAPS];
+
+export function createTurnLog(): TurnLogState {
+  return { window: [], dropped: 0, windowChars: CAPS.map(() => 0), sealed: [] };
+}
+
+/** A log holding `entries` as one message (e.g. restored after a restart). */
+export function turnLogFromEntries(
+  entries: readonly TurnLogEntry[],
+  opts?: Partial<CondenseOpts>,
+): TurnLogState {
+  return entries.reduce((state, entry) => appendEntry(state, entry, opts), createTurnLog());
+}
+
+export function appendEntry(
+  state: TurnLogState,
+  entry: TurnLogEntry,
+  opts?: Partial<CondenseOpts>,
+): TurnLogState {
+  const resolved = resolveCondenseOpts(opts);
+  const lengths = lineLengths(entry);
+  const separator = state.window.length > 0 ? 1 : 0;
+  const grown: TurnLogState = {
+    ...state,
+    window: [...state.window, entry],
+    windowChars: state.windowChars.map((chars, i) => chars + separator + lengths[i]!),
+  };
+  switch (resolved.strategy) {
+    case 'rollover':
+      return sealFullMessages(grown, resolved, AS_FORMATTED);
+    case 'aggressive-truncate':
+      return sealFullMessages(grown, resolved, SHORTEST_CAP);
+    case 'drop-earliest':
+      return forgetUnshowable(grown, resolved.maxChars, AS_FORMATTED);
+    case 'hybrid':
+      return forgetUnshowable(grown, resolved.maxChars, SHORTEST_CAP);
+  }
+}
+
+/** What `condenseTurnLog` gives for every entry appended since the message opened. */
+export function renderTurnLog(state: TurnLogState, opts?: Partial<CondenseOpts>): CondenseResult {
+  const resolved = resolveCondenseOpts(opts);
+  const first = state.sealed[0];
+  if (first !== undefined) {
+    return {
+      kind: 'rollover',
+      finalText: first.text,
+      carryEntries: entriesAfter(state.sealed, 1, state.window),
+    };
+  }
+  if (state.dropped === 0) {
+    // The common case: it fits; the kept lengths say at which cap, so render that one only.
+    const usable =
+      resolved.strategy === 'rollover' || resolved.strategy === 'drop-earliest' ? 1 : CAPS.length;
+    const slot = state.windowChars.slice(0, usable).findIndex((chars) => chars <= resolved.maxChars);
+    if (slot >= 0) {
+      return { kind: 'fits', text: state.window.map((e) => renderEntryLineAtCap(e, CAPS[slot])).join('\n') };
+    }
+  }
+  return condenseWindow(state.window, state.dropped, resolved);
+}
+
+/** Entries appended to the open message so far: shown, sealed, dropped or in view. */
+export function messageEntryCount(state: TurnLogState): number {
+  let count = state.dropped + state.window.length;
+  for (const message of state.sealed) count += message.dropped + message.entries.length;
+  return count;
+}
+
+/**
+ * The log after the open message was finalized, the next message starting
+ * with what it did not show. `shownEntries` counts the message's entries
+ * (from its first, dropped ones included) that the final text covered:
+ * by default what `renderTurnLog` shows now; pass the count the sent frame
+ * covered when entries arrived since, or when a message is abandoned after
+ * failed edits (then it is the count its last successful edit showed).
+ */
+export function startNextMessage(
+  state: TurnLogState,
+  opts?: Partial<CondenseOpts>,
+  shownEntries?: number,
+): TurnLogState {
+  const total = messageEntryCount(state);
+  const shown = shownEntries ?? shownNow(state, opts, total);
+  if (!Number.isInteger(shown) || shown < 0 || shown > total) {
+    throw new RangeError(
+      `startNextMessage: shownEntries must be an integer from 0 to the message's ${total} entries, got ${String(shown)}`,
+    );
+  }
+  let skip = shown;
+  let next = 0;
+  for (; next < state.sealed.length; next++) {
+    const message = state.sealed[next]!;
+    const size = message.dropped + message.entries.length;
+    if (skip < size) break;
+    skip -= size;
+  }
+  if (skip === 0) return { ...state, sealed: state.sealed.slice(next) };
+  if (next === state.sealed.length) {
+    const window = state.window.slice(Math.max(0, skip - state.dropped));
+    return { window, dropped: Math.max(0, state.dropped - skip), windowChars: measure(window), sealed: [] };
+  }
+  // Cut inside a full message: what it did not show starts the next one, re-measured.
+  const partial = state.sealed[next]!;
+  const unshown = [
+    ...partial.entries.slice(Math.max(0, skip - partial.dropped)),
+    ...entriesAfter(state.sealed, next + 1, state.window),
+  ];
+  return turnLogFromEntries(unshown, opts);
+}
+
+function shownNow(state: TurnLogState, opts: Partial<CondenseOpts> | undefined, total: number): number {
+  const first = state.sealed[0];
+  if (first !== undefined) return first.dropped + first.entries.length;
+  const result = renderTurnLog(state, opts);
+  return result.kind === 'fits' ? total : total - result.carryEntries.length;
+}
+
+/** The entries of `sealed[from…]`, then `window`, in one array (a plain loop: `flatMap` is slow here). */
+function entriesAfter(
+  sealed: readonly SealedMessage[],
+  from: number,
+  window: readonly TurnLogEntry[],
+): TurnLogEntry[] {
+  const entries: TurnLogEntry[] = [];
+  for (let i = from; i < sealed.length; i++) for (const entry of sealed[i]!.entries) entries.push(entry);
+  for (const entry of window) entries.push(entry);
+  return entries;
+}
+
+/** Rolling strategies: while the window overflows, seal the full message it holds. */
+function sealFullMessages(state: TurnLogState, opts: CondenseOpts, slot: number): TurnLogState {
+  let current = state;
+  while (
+    current.window.length > 1 &&
+    headerLength(current.dropped) + current.windowChars[slot]! > opts.maxChars
+  ) {
+    const result = condenseWindow(current.window, current.dropped, opts);
+    // Two or more lines over the budget always roll over.
+    if (result.kind === 'fits') return current;
+    const shown = current.window.length - result.carryEntries.length;
+    current = {
+      window: result.carryEntries,
+      dropped: 0,
+      windowChars: measure(result.carryEntries),
+      sealed: [
+        ...current.sealed,
+        { text: result.finalText, dropped: current.dropped, entries: current.window.slice(0, shown) },
+      ],
+    };
+  }
+  return current;
+}
+
+/**
+ * Dropping strategies: forget the oldest entries no future text can show.
+ * A text showing entry `f` holds at least the lines from `f` to the one
+ * before the newest (a later text ends at a later entry; a pathological
+ * hybrid rollover ends just before its latest), so once those lines alone
+ * exceed `maxChars`, `f` is gone for good, in this message and in any the
+ * runtime starts from it. The two newest are always kept.
+ */
+function forgetUnshowable(state: TurnLogState, maxChars: number, slot: number): TurnLogState {
+  const { window } = state;
+  let beforeNewest = state.windowChars[slot]! - lineLengths(window[window.length - 1]!)[slot]! - 1;
+  let forgotten = 0;
+  const forgottenChars = CAPS.map(() => 0);
+  while (window.length - forgotten > 2 && beforeNewest > maxChars) {
+    const lengths = lineLengths(window[forgotten]!);
+    beforeNewest -= lengths[slot]! + 1;
+    lengths.forEach((length, i) => {
+      forgottenChars[i]! += length + 1;
+    });
+    forgotten++;
+  }
+  if (forgotten === 0) return state;
+  return {
+    ...state,
+    window: window.slice(forgotten),
+    dropped: state.dropped + forgotten,
+    windowChars: state.windowChars.map((chars, i) => chars - forgottenChars[i]!),
+  };
+}
+
+/** The entry's rendered line length as formatted and at each cap. */
+function lineLengths(entry: TurnLogEntry): number[] {
+  return CAPS.map((cap) => renderEntryLineAtCap(entry, cap).length);
+}
+
+function measure(entries: readonly TurnLogEntry[]): number[] {
+  const chars = CAPS.map(() => (entries.length === 0 ? 0 : entries.length - 1));
+  for (const entry of entries) {
+    lineLengths(entry).forEach((length, i) => {
+      chars[i]! += length;
+    });
+  }
+  return chars;
+}

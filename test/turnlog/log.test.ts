@@ -1,0 +1,228 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { condenseTurnLog, TRUNCATION_CAPS } from '../../src/turnlog/condense.js';
+import { renderEntryLineAtCap } from '../../src/turnlog/format.js';
+import {
+  appendEntry,
+  createTurnLog,
+  messageEntryCount,
+  renderTurnLog,
+  startNextMessage,
+  type TurnLogState,
+  turnLogFromEntries,
+} from '../../src/turnlog/log.js';
+import {
+  CONDENSE_STRATEGIES,
+  type CondenseOpts,
+  type CondenseResult,
+  type TurnLogEntry,
+} from '../../src/turnlog/types.js';
+import { entriesArb, fixedEntries, maxCharsArb, toolEntry } from './entries.js';
+
+const textOf = (result: CondenseResult): string => (result.kind === 'fits' ? result.text : result.finalText);
+
+/** The lengths the state claims, recomputed from its window. */
+function measured(window: readonly TurnLogEntry[]): number[] {
+  return [undefined, ...TRUNCATION_CAPS].map(
+    (cap) => window.map((e) => renderEntryLineAtCap(e, cap)).join('\n').length,
+  );
+}
+
+/** Every line is ≥ 13 chars and all but the newest fit maxChars: the window cannot grow with the turn. */
+const windowBound = (maxChars: number): number => Math.floor((maxChars + 2) / 14) + 2;
+
+/** Drains a log like the runtime does: render, finalize, carry on; returns every text posted. */
+function drain(state: TurnLogState, opts: CondenseOpts): string[] {
+  const texts: string[] = [];
+  let current = state;
+  for (;;) {
+    const result = renderTurnLog(current, opts);
+    texts.push(textOf(result));
+    if (result.kind === 'fits') return texts;
+    current = startNextMessage(current, opts);
+  }
+}
+
+describe('turn log state', () => {
+  it('starts empty and renders nothing', () => {
+    expect(renderTurnLog(createTurnLog())).toEqual({ kind: 'fits', text: '' });
+    expect(messageEntryCount(createTurnLog())).toBe(0);
+  });
+
+  it('is plain JSON: a serialised state round-trips and keeps working', () => {
+    const opts = { maxChars: 200, strategy: 'rollover' } as const;
+    const state = turnLogFromEntries(fixedEntries(12, 40), opts);
+    const revived = JSON.parse(JSON.stringify(state)) as TurnLogState;
+    expect(revived).toEqual(state);
+    const next = toolEntry('tool: after restart', 13);
+    expect(renderTurnLog(appendEntry(revived, next, opts), opts)).toEqual(
+      renderTurnLog(appendEntry(state, next, opts), opts),
+    );
+  });
+
+  it('keeps the window bounded by maxChars through 10,000 entries, for every strategy', () => {
+    const entries = fixedEntries(10_000, 60);
+    for (const strategy of CONDENSE_STRATEGIES) {
+      const opts = { maxChars: 3500, strategy };
+      let state = createTurnLog();
+      let widest = 0;
+      for (const entry of entries) {
+        state = appendEntry(state, entry, opts);
+        widest = Math.max(widest, state.window.length);
+      }
+      expect(widest, strategy).toBeLessThanOrEqual(windowBound(3500));
+      expect(messageEntryCount(state), strategy).toBe(10_000);
+      expect(state.windowChars).toEqual(measured(state.window));
+    }
+  });
+
+  // spec: Overflow handling "On rollover … reset entries to carryEntries" — nothing is lost in a burst.
+  it('rollover: a 10,000-entry burst between flushes drains into messages holding every entry once, in order', () => {
+    const opts = { maxChars: 500, strategy: 'rollover' } as const;
+    const entries = fixedEntries(10_000, 45);
+    const state = entries.reduce((s, e) => appendEntry(s, e, opts), createTurnLog());
+    expect(state.sealed.length).toBeGreaterThan(900);
+    const texts = drain(state, opts);
+    const seqs = texts.flatMap((t) => [...t.matchAll(/tool: step (\d+) /g)].map((m) => Number(m[1])));
+    expect(seqs).toEqual(entries.map((e) => e.seq));
+    for (const text of texts) expect(text.length).toBeLessThanOrEqual(500);
+    expect(texts.slice(0, -1).every((t) => t.endsWith('• …log continues'))).toBe(true);
+  });
+
+  it('startNextMessage carries what the sent frame did not show when entries arrived after it', () => {
+    const opts = { maxChars: 200, strategy: 'rollover' } as const;
+    let state = turnLogFromEntries(fixedEntries(6, 40), opts);
+    const frame = renderTurnLog(state, opts);
+    if (frame.kind !== 'rollover') throw new Error('expected a rollover');
+    const shown = messageEntryCount(state) - frame.carryEntries.length;
+    state = appendEntry(state, toolEntry('tool: step 7 late', 7), opts);
+    state = startNextMessage(state, opts, shown);
+    expect(renderTurnLog(state, opts)).toEqual(
+      condenseTurnLog([...frame.carryEntries, toolEntry('tool: step 7 late', 7)], opts),
+    );
+  });
+
+  it('startNextMessage after abandoning a message keeps only the entries its last edit did not show', () => {
+    const opts = { maxChars: 200, strategy: 'rollover' } as const;
+    const entries = fixedEntries(9, 40);
+    // Two full messages are sealed; the last successful edit showed only 2 entries of the first.
+    const state = turnLogFromEntries(entries, opts);
+    expect(state.sealed).toHaveLength(2);
+    const next = startNextMessage(state, opts, 2);
+    expect(messageEntryCount(next)).toBe(7);
+    expect(drain(next, opts).join('\n')).toBe(
+      drain(turnLogFromEntries(entries.slice(2), opts), opts).join('\n'),
+    );
+    // Abandoning an unsealed message keeps the unshown tail of its window.
+    const open = turnLogFromEntries(fixedEntries(3, 40), opts);
+    expect(startNextMessage(open, opts, 1).window.map((e) => e.seq)).toEqual([2, 3]);
+  });
+
+  it('startNextMessage rejects a shown count the message does not have', () => {
+    const state = turnLogFromEntries(fixedEntries(3, 40));
+    expect(() => startNextMessage(state, {}, 4)).toThrow(
+      /shownEntries must be an integer from 0 to the message's 3 entries, got 4/,
+    );
+    expect(() => startNextMessage(state, {}, -1)).toThrow(/got -1/);
+  });
+
+  it('drop-earliest: a new message after a failed edit starts with a fresh count', () => {
+    const opts = { maxChars: 200, strategy: 'drop-earliest' } as const;
+    const state = turnLogFromEntries(fixedEntries(20, 40), opts);
+    expect(state.dropped).toBeGreaterThan(0);
+    const fresh = startNextMessage(state, opts);
+    expect(renderTurnLog(fresh, opts)).toEqual({ kind: 'fits', text: '' });
+    expect(messageEntryCount(fresh)).toBe(0);
+  });
+
+  it('never exceeds maxChars even when the options change mid-message', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            entry: entriesArb(1),
+            strategy: fc.constantFrom(...CONDENSE_STRATEGIES),
+            maxChars: maxCharsArb,
+          }),
+          { maxLength: 40 },
+        ),
+        (steps) => {
+          let state = createTurnLog();
+          for (const { entry, strategy, maxChars } of steps) {
+            if (entry[0] !== undefined) state = appendEntry(state, entry[0], { strategy, maxChars });
+            const result = renderTurnLog(state, { strategy, maxChars });
+            expect(textOf(result).length).toBeLessThanOrEqual(maxChars);
+            if (result.kind === 'rollover') state = startNextMessage(state, { strategy, maxChars });
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('turn log ≡ condenseTurnLog (property)', () => {
+  type Step = { kind: 'entry'; text: string; depth: number } | { kind: 'flush'; finalizeLater: boolean };
+  const stepArb: fc.Arbitrary<Step> = fc.oneof(
+    {
+      weight: 5,
+      arbitrary: entriesArb(1)
+        .filter((e) => e.length === 1)
+        .map((e) => ({ kind: 'entry' as const, text: e[0]!.summary, depth: e[0]!.depth ?? 0 })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.boolean().map((finalizeLater) => ({ kind: 'flush' as const, finalizeLater })),
+    },
+  );
+
+  it('renders exactly what condenseTurnLog gives for the message’s entries, for every strategy', () => {
+    fc.assert(
+      fc.property(
+        fc.array(stepArb, { maxLength: 80 }),
+        maxCharsArb,
+        fc.constantFrom(...CONDENSE_STRATEGIES),
+        (steps, maxChars, strategy) => {
+          const opts = { maxChars, strategy };
+          let state = createTurnLog();
+          let message: TurnLogEntry[] = []; // the reference: every entry of the open message
+          let pendingShown: number | null = null; // a rollover frame sent, not yet finalized
+          let seq = 0;
+          const check = () => {
+            expect(renderTurnLog(state, opts)).toEqual(condenseTurnLog(message, opts));
+            expect(messageEntryCount(state)).toBe(message.length);
+            expect(state.windowChars).toEqual(measured(state.window));
+            expect(state.window.length).toBeLessThanOrEqual(windowBound(maxChars));
+          };
+          const finalize = (shown: number) => {
+            state = startNextMessage(state, opts, shown);
+            message = message.slice(shown);
+          };
+          for (const step of steps) {
+            if (step.kind === 'entry') {
+              const entry = { ...toolEntry(step.text, ++seq), depth: step.depth };
+              const before = structuredClone(state);
+              const next = appendEntry(state, entry, opts);
+              expect(state).toEqual(before); // pure
+              state = next;
+              message.push(entry);
+            } else {
+              if (pendingShown !== null) finalize(pendingShown);
+              pendingShown = null;
+              check();
+              const result = renderTurnLog(state, opts);
+              if (result.kind === 'rollover') {
+                const shown = message.length - result.carryEntries.length;
+                if (step.finalizeLater) pendingShown = shown;
+                else finalize(shown);
+              }
+            }
+          }
+          if (pendingShown !== null) finalize(pendingShown);
+          check();
+        },
+      ),
+      { numRuns: 250 },
+    );
+  });
+});
