@@ -12,6 +12,10 @@
  * append at each summary cap. So an append costs O(window), a render
  * O(window), never O(turn), and `renderTurnLog` gives exactly what
  * `condenseTurnLog` would give for every entry appended to the message.
+ *
+ * Pass the same options to every call for a state. When they change anyway
+ * (a config reload), texts still never exceed the current `maxChars`, but
+ * they may differ from what `condenseTurnLog` would give.
  */
 import { condenseWindow, headerLength, resolveCondenseOpts, TRUNCATION_CAPS } from './condense.js';
 import { renderEntryLineAtCap } from './format.js';
@@ -86,12 +90,16 @@ export function appendEntry(
 export function renderTurnLog(state: TurnLogState, opts?: Partial<CondenseOpts>): CondenseResult {
   const resolved = resolveCondenseOpts(opts);
   const first = state.sealed[0];
-  if (first !== undefined) {
+  if (first !== undefined && first.text.length <= resolved.maxChars) {
     return {
       kind: 'rollover',
       finalText: first.text,
       carryEntries: entriesAfter(state.sealed, 1, state.window),
     };
+  }
+  if (first !== undefined) {
+    // Sealed under a larger maxChars (the options changed): condense everything pending afresh.
+    return condenseWindow(entriesAfter(state.sealed, 0, state.window), first.dropped, resolved);
   }
   if (state.dropped === 0) {
     // The common case: it fits; the kept lengths say at which cap, so render that one only.
@@ -156,7 +164,9 @@ export function startNextMessage(
 
 function shownNow(state: TurnLogState, opts: Partial<CondenseOpts> | undefined, total: number): number {
   const first = state.sealed[0];
-  if (first !== undefined) return first.dropped + first.entries.length;
+  if (first !== undefined && first.text.length <= resolveCondenseOpts(opts).maxChars) {
+    return first.dropped + first.entries.length;
+  }
   const result = renderTurnLog(state, opts);
   return result.kind === 'fits' ? total : total - result.carryEntries.length;
 }
