@@ -1,0 +1,108 @@
+/**
+ * The Slack Web API subset turnlog uses, as a PlatformHandler for the
+ * emulator core: `POST /api/<method>` for auth.test, conversations.info,
+ * chat.postMessage, chat.update, chat.delete and reactions.add, plus a
+ * person's messages through `/_emulator/inbound`.
+ */
+import { EmulatorInputError, type PlatformHandler, type PlatformRoute } from '../core/index.js';
+import { readSlackArgs } from './args.js';
+import { slackError, slackErrorResponse } from './errors.js';
+import { appForToken, channelKind, createTsSource, DEFAULT_PERSON_ID } from './ids.js';
+import { authTest } from './methods/authTest.js';
+import { chatDelete } from './methods/chatDelete.js';
+import { chatUpdate } from './methods/chatUpdate.js';
+import { conversationsInfo } from './methods/conversationsInfo.js';
+import { postMessage } from './methods/postMessage.js';
+import { reactionsAdd } from './methods/reactionsAdd.js';
+import type { SlackEmulatorState, SlackMethod } from './slackCall.js';
+import { joinThread, resolveThreadRoot } from './threads.js';
+
+const METHODS: Record<string, SlackMethod> = {
+  'auth.test': authTest,
+  'conversations.info': conversationsInfo,
+  'chat.postMessage': postMessage,
+  'chat.update': chatUpdate,
+  'chat.delete': chatDelete,
+  'reactions.add': reactionsAdd,
+};
+
+/** `/api/chat.postMessage` → `chat.postMessage`. */
+const METHOD_PATH = /^\/api\/([A-Za-z]+(?:\.[A-Za-z]+)+)$/;
+
+export interface SlackHandlerOptions {
+  /** Refuse `thread_ts` in a DM and `thread_ts` naming no message (Slack accepts both). Default false. */
+  strict?: boolean;
+}
+
+export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHandler {
+  const slack: SlackEmulatorState = {
+    strict: opts.strict ?? false,
+    ts: createTsSource(),
+    threadPeople: new Map(),
+    reactions: new Map(),
+  };
+
+  return {
+    match(req, ctx): PlatformRoute | null {
+      const methodName = METHOD_PATH.exec(req.path)?.[1];
+      const method = methodName === undefined ? undefined : METHODS[methodName];
+      if (!method) return null;
+      const args = readSlackArgs(req);
+      const { run, ...notes } = method({ args, ctx, slack });
+      const { token } = args;
+      return {
+        ...notes,
+        // `app` limits count per token: every token is its own app.
+        app: token ?? 'anonymous',
+        handle: () => {
+          const reply = token === null ? slackError('not_authed') : run(appForToken(token));
+          // The core records the reply's details instead of the route's: keep both (an error keeps the emoji name …).
+          if (notes.details === undefined || reply.record?.details === undefined) return reply;
+          return {
+            ...reply,
+            record: { ...reply.record, details: { ...notes.details, ...reply.record.details } },
+          };
+        },
+      };
+    },
+
+    inbound(input, ctx) {
+      if (channelKind(input.space) === null) {
+        throw new EmulatorInputError(
+          `space ${JSON.stringify(input.space)} is not a Slack channel id (C…, G… or D…, upper case)`,
+        );
+      }
+      let root: string | null = null;
+      if (input.threadId !== undefined) {
+        root = resolveThreadRoot(ctx.store, input.space, input.threadId);
+        if (root === null) {
+          throw new EmulatorInputError(
+            `threadId ${JSON.stringify(input.threadId)} is not the ts of a message in ${input.space}`,
+            404,
+          );
+        }
+      }
+      const person = input.user ?? DEFAULT_PERSON_ID;
+      const ts = slack.ts.next(ctx.now());
+      ctx.store.create({
+        id: ts,
+        space: input.space,
+        thread: root,
+        text: input.text,
+        author: { kind: 'user', id: person },
+        data: {},
+      });
+      joinThread(slack, root ?? ts, person);
+      return { messageId: ts, threadId: root ?? ts };
+    },
+
+    errorResponse: (status, retryAfterS, kind, _rateLimit, call) =>
+      slackErrorResponse(status, retryAfterS, kind, call),
+
+    reset() {
+      // `ts` keeps counting (see TsSource); the rest is forgotten with the messages.
+      slack.threadPeople.clear();
+      slack.reactions.clear();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/** Starts the Slack emulator: the Web API at `<url>/api/<method>`, the inspection API at `<url>/_emulator/*`. */
+import { createEmulatorServer, type EmulatorServer } from '../core/index.js';
+import type { LimitRule } from '../types.js';
+import { createSlackHandler } from './handler.js';
+import { SLACK_DEFAULT_LIMITS } from './limits.js';
+
+export interface SlackEmulatorOptions {
+  /** Default 0: any free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Epoch ms for `ts`, records and limit windows; inject a simulated clock to drive windows without sleeping. */
+  now?: () => number;
+  /** The limits in force instead of {@link SLACK_DEFAULT_LIMITS} (`[]`: none). */
+  limits?: LimitRule[];
+  /**
+   * Refuse what Slack accepts but turnlog must never do: `thread_ts` in a DM
+   * (`restricted_action_non_threadable_channel`) and a `thread_ts` that names
+   * no message (`thread_not_found`). Default false: as Slack.
+   */
+  strict?: boolean;
+}
+
+/**
+ * Point the official client at `url`:
+ * `new WebClient(token, {slackApiUrl: url + '/api/', rejectRateLimitedCalls: true, retryConfig: {retries: 0}})`.
+ */
+export function startSlackEmulator(opts: SlackEmulatorOptions = {}): Promise<EmulatorServer> {
+  return createEmulatorServer({
+    platform: 'slack',
+    handler: createSlackHandler({ strict: opts.strict ?? false }),
+    defaults: opts.limits ?? SLACK_DEFAULT_LIMITS,
+    ...(opts.port === undefined ? {} : { port: opts.port }),
+    ...(opts.host === undefined ? {} : { host: opts.host }),
+    ...(opts.now === undefined ? {} : { now: opts.now }),
+  });
+}
