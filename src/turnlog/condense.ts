@@ -84,7 +84,7 @@ export function condenseWindow(
 }
 
 /** The length a log with these lines takes, `\n`-joined. */
-export function joinedLength(lines: readonly string[]): number {
+function joinedLength(lines: readonly string[]): number {
   let total = lines.length === 0 ? 0 : lines.length - 1;
   for (const line of lines) total += line.length;
   return total;

@@ -185,6 +185,12 @@ describe('formatTurnLogEntry', () => {
       ).summary,
     ).toBe('subagent: sa9 failed (2m 05s)');
     expect(
+      entryOf(
+        { type: 'subagent', space, turnId, at, subagentId: 'sa9', status: 'done' },
+        { startedAt: at - 3_720_000 },
+      ).summary,
+    ).toBe('subagent: sa9 done (1h 02m)');
+    expect(
       entryOf({ type: 'policy_decision', space, turnId, at, requestId: 'r7', decision: 'rejected' }).summary,
     ).toBe('policy: rejected request r7');
     expect(

@@ -135,6 +135,17 @@ describe('turn log state', () => {
     expect(messageEntryCount(fresh)).toBe(0);
   });
 
+  it('re-condenses a message sealed under a larger maxChars when the budget shrinks', () => {
+    const wide = { maxChars: 400, strategy: 'rollover' } as const;
+    const narrow = { maxChars: 150, strategy: 'rollover' } as const;
+    const entries = fixedEntries(12, 40);
+    const state = turnLogFromEntries(entries, wide);
+    expect(state.sealed[0]!.text.length).toBeGreaterThan(150);
+    const result = renderTurnLog(state, narrow);
+    expect(result).toEqual(condenseTurnLog(entries, narrow));
+    expect(drain(state, narrow).every((text) => text.length <= 150)).toBe(true);
+  });
+
   it('never exceeds maxChars even when the options change mid-message', () => {
     fc.assert(
       fc.property(
