@@ -1,0 +1,128 @@
+/**
+ * The edit budget's numbers: what a caller gives (`BudgetInput`), the
+ * platform defaults (`budgetDefaults`) and the resolved, validated numbers the
+ * bucket math works with (`BudgetConfig`).
+ *
+ * `ratePerMinute` is the platform's allowance: the most edits it accepts in
+ * any window of `windowMs`. A bucket that refilled at the full allowance would
+ * let `capacity + allowance` through in one window (a full burst, then a
+ * window of refill) — over the platform's limit whenever it holds a burst at
+ * all. So the bucket keeps `capacity` of the allowance as burst and refills
+ * only the rest evenly across the window: a full burst plus a window of refill
+ * is exactly the allowance, and no window ever sees more.
+ */
+
+export type BudgetPlatform = 'slack' | 'gchat' | 'discord';
+
+export interface BudgetInput {
+  platform: string;
+  /** The platform's allowance in edits per minute (Slack `chat.update`: 50). */
+  ratePerMinute: number;
+  /** The window the platform counts its allowance over (ms). Default 60 000; Discord's global limit is per second. */
+  windowMs?: number;
+  /** The share of a window's allowance progress frames leave for terminal frames. Default 0.2. */
+  reserveFraction?: number;
+  /** A card that has not asked for this long is swept out of the fair share (ms). Default 60 000. */
+  liveWindowMs?: number;
+  /** At most one edit per channel per this long (ms). Default 1000. */
+  channelSpacingMs?: number;
+  /** Edits that may go out at once (burst). Default: the reserve plus a twentieth of the window's allowance. */
+  capacity?: number;
+}
+
+export interface BudgetConfig {
+  platform: string;
+  ratePerMinute: number;
+  windowMs: number;
+  /** Edits the platform accepts in one window. */
+  allowance: number;
+  capacity: number;
+  /** Tokens progress frames must leave in the bucket for terminal frames. */
+  reserve: number;
+  reserveFraction: number;
+  /** Tokens added per ms: the allowance minus the burst, spread over the window. */
+  refillPerMs: number;
+  /** The refill progress frames may use (the rest refills the reserve); split across the live cards. */
+  progressRatePerMs: number;
+  liveWindowMs: number;
+  channelSpacingMs: number;
+}
+
+const MINUTE_MS = 60_000;
+
+/**
+ * PLATFORMS.md numbers. Slack: `chat.update` ≈ 50/min per app. Google Chat:
+ * 3000 writes/min per project; the 1 s channel spacing keeps a space at
+ * ≤ 60/min. Discord: 50 requests/s global (counted per second), and the 1 s
+ * spacing stays inside the observed ~5 edits per 5 s per channel.
+ */
+export function budgetDefaults(platform: BudgetPlatform): BudgetInput {
+  switch (platform) {
+    case 'slack':
+      return { platform, ratePerMinute: 50, channelSpacingMs: 1000 };
+    case 'gchat':
+      return { platform, ratePerMinute: 3000, channelSpacingMs: 1000 };
+    case 'discord':
+      return { platform, ratePerMinute: 3000, windowMs: 1000, channelSpacingMs: 1000 };
+    default:
+      throw new Error(
+        `budgetDefaults: unknown platform ${JSON.stringify(platform)} (slack, gchat or discord)`,
+      );
+  }
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`budget input: ${name} must be a positive number, got ${value}`);
+  }
+  return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) {
+    throw new RangeError(`budget input: ${name} must be a number ≥ 0, got ${value}`);
+  }
+  return value;
+}
+
+/** Validates the input and derives the bucket's numbers; a bad field gets an error that names it. */
+export function resolveBudgetConfig(input: BudgetInput): BudgetConfig {
+  if (typeof input.platform !== 'string' || input.platform === '') {
+    throw new TypeError('budget input: platform must be a non-empty string');
+  }
+  const ratePerMinute = positive('ratePerMinute', input.ratePerMinute);
+  const windowMs = positive('windowMs', input.windowMs ?? MINUTE_MS);
+  const reserveFraction = nonNegative('reserveFraction', input.reserveFraction ?? 0.2);
+  if (reserveFraction >= 1) {
+    throw new RangeError(`budget input: reserveFraction must be below 1, got ${reserveFraction}`);
+  }
+  const liveWindowMs = positive('liveWindowMs', input.liveWindowMs ?? MINUTE_MS);
+  const channelSpacingMs = nonNegative('channelSpacingMs', input.channelSpacingMs ?? 1000);
+  const allowance = (ratePerMinute * windowMs) / MINUTE_MS;
+  const reserve = reserveFraction * allowance;
+  const capacity = positive('capacity', input.capacity ?? reserve + Math.max(1, Math.ceil(allowance / 20)));
+  if (capacity < reserve + 1) {
+    throw new RangeError(
+      `budget input: capacity ${capacity} leaves no progress token above the reserve of ${reserve} (needs ≥ ${reserve + 1})`,
+    );
+  }
+  if (capacity >= allowance) {
+    throw new RangeError(
+      `budget input: capacity ${capacity} must be below the window's allowance of ${allowance} (ratePerMinute × windowMs / 60000), or nothing is left to refill`,
+    );
+  }
+  const refillPerMs = (allowance - capacity) / windowMs;
+  return {
+    platform: input.platform,
+    ratePerMinute,
+    windowMs,
+    allowance,
+    capacity,
+    reserve,
+    reserveFraction,
+    refillPerMs,
+    progressRatePerMs: refillPerMs * (1 - reserveFraction),
+    liveWindowMs,
+    channelSpacingMs,
+  };
+}

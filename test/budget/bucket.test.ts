@@ -1,0 +1,342 @@
+// spec: run-visibility 8 "the budget — progress frames stop at the reserve (a fifth of the rate by
+// default), at each live card's fair share (a card silent past the live window is swept out of it), and
+// at the channel spacing; a terminal frame takes a token at once or reserves one (negative bucket,
+// funded-at wait, channel slot booked) and progress frames yield until it is funded; refill at the rate,
+// capped, never drained by a clock going backwards" — tested on the pure math, with explicit times.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  advance,
+  type BudgetState,
+  bookTerminal,
+  closeCard,
+  coolOff,
+  createBudgetState,
+  nextFundingAt,
+  type ProgressDecision,
+  requestProgress,
+  settleBookings,
+} from '../../src/budget/bucket.js';
+import { type BudgetConfig, resolveBudgetConfig } from '../../src/budget/config.js';
+
+// Allowance 100 a minute, capacity 40, reserve 10: the bucket refills 60 a minute — one token a second —
+// and progress frames share 0.9 a second, so one card paints every ~1.1 s and nine every 10 s.
+const config = resolveBudgetConfig({
+  platform: 'test',
+  ratePerMinute: 100,
+  reserveFraction: 0.1,
+  capacity: 40,
+  channelSpacingMs: 1000,
+  liveWindowMs: 60_000,
+});
+
+const fresh = (now = 0): BudgetState => advance(createBudgetState(config), config, now);
+
+function progress(state: BudgetState, cardId: string, channel: string, now: number) {
+  return requestProgress(state, config, { cardId, channel, now });
+}
+
+/** Grants `count` progress frames at `now`, each for its own card in its own channel. */
+function drainWithProgress(state: BudgetState, count: number, now: number): BudgetState {
+  let current = state;
+  for (let i = 0; i < count; i++) {
+    const result = progress(current, `drain-${i}`, `drain-channel-${i}`, now);
+    expect(result.decision).toEqual({ granted: true });
+    current = result.state;
+  }
+  return current;
+}
+
+const refused = (reason: string, retryInMs: number): ProgressDecision =>
+  ({ granted: false, reason, retryInMs }) as never;
+
+describe('progress frames and the reserve', () => {
+  it('stop at the reserve and resume once the refill lifts the bucket above it', () => {
+    const drained = drainWithProgress(fresh(), 30, 0);
+    expect(drained.tokens).toBe(10);
+    expect(progress(drained, 'late', 'late-channel', 0).decision).toEqual(refused('reserve', 1000));
+    expect(progress(drained, 'late', 'late-channel', 999).decision.granted).toBe(false);
+    expect(progress(drained, 'late', 'late-channel', 1000).decision).toEqual({ granted: true });
+  });
+
+  it('a terminal frame still takes a token at once from the reserve', () => {
+    const drained = drainWithProgress(fresh(), 30, 0);
+    const { state, booking } = bookTerminal(drained, config, { cardId: 'done', channel: 'c', now: 0 });
+    expect(booking.fundedAt).toBe(0);
+    expect(state.tokens).toBe(9);
+  });
+});
+
+describe('the fair share', () => {
+  it('a card paints at most once per (live cards ÷ progress rate)', () => {
+    let state = fresh();
+    for (let i = 0; i < 9; i++) state = progress(state, `card-${i}`, `channel-${i}`, 0).state;
+    expect(progress(state, 'card-0', 'channel-0', 5000).decision).toEqual(refused('fair-share', 5000));
+    expect(progress(state, 'card-0', 'channel-0', 10_000).decision).toEqual({ granted: true });
+  });
+
+  it('alone, a card gets the whole progress rate', () => {
+    const state = progress(fresh(), 'card-0', 'channel-0', 0).state;
+    expect(progress(state, 'card-0', 'channel-0', 1000).decision).toEqual(refused('fair-share', 112));
+    expect(progress(state, 'card-0', 'channel-0', 1112).decision).toEqual({ granted: true });
+  });
+
+  it('a card silent past the live window is swept out of the share', () => {
+    let state = fresh();
+    for (let i = 0; i < 9; i++) state = progress(state, `card-${i}`, `channel-${i}`, 0).state;
+    state = progress(state, 'card-0', 'channel-0', 50_000).state;
+    // The other eight last asked 52 s ago: still live, so card-0 waits out a nine-card share.
+    expect(progress(state, 'card-0', 'channel-0', 52_000).decision).toEqual(refused('fair-share', 8000));
+    // 61 s after they last asked, they are swept: card-0 alone paints at once.
+    const after = progress(state, 'card-0', 'channel-0', 61_000);
+    expect(after.decision).toEqual({ granted: true });
+    expect(Object.keys(after.state.registry.cards)).toEqual(['card-0']);
+  });
+
+  it('a closed card leaves the share at once', () => {
+    let state = progress(fresh(), 'a', 'x', 0).state;
+    state = progress(state, 'b', 'y', 0).state;
+    expect(progress(state, 'a', 'x', 1500).decision).toEqual(refused('fair-share', 723));
+    expect(progress(closeCard(state, 'b'), 'a', 'x', 1500).decision).toEqual({ granted: true });
+  });
+
+  it('cards sharing a channel take turns at its slots instead of the first asker winning each one', () => {
+    const roomy = resolveBudgetConfig({ platform: 'test', ratePerMinute: 6000, channelSpacingMs: 1000 });
+    let state = advance(createBudgetState(roomy), roomy, 0);
+    const painters: string[] = [];
+    for (let second = 0; second < 6; second++) {
+      // Every second all three ask, always in the same order.
+      for (const cardId of ['a', 'b', 'c']) {
+        const result = requestProgress(state, roomy, { cardId, channel: 'x', now: second * 1000 });
+        state = result.state;
+        if (result.decision.granted) painters.push(cardId);
+      }
+    }
+    expect(painters).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
+  });
+});
+
+describe('the channel spacing', () => {
+  it('lets at most one edit per channel per second', () => {
+    const state = progress(fresh(), 'a', 'x', 0).state;
+    expect(progress(state, 'b', 'x', 500).decision).toEqual(refused('spacing', 500));
+    expect(progress(state, 'c', 'y', 500).decision).toEqual({ granted: true });
+    expect(progress(state, 'b', 'x', 1000).decision).toEqual({ granted: true });
+  });
+
+  it('a terminal frame in a busy channel is booked for its next free slot, and books the one after', () => {
+    const busy = progress(fresh(), 'a', 'x', 0).state;
+    const first = bookTerminal(busy, config, { cardId: 'b', channel: 'x', now: 200 });
+    expect(first.booking.fundedAt).toBe(1000);
+    const second = bookTerminal(first.state, config, { cardId: 'c', channel: 'x', now: 300 });
+    expect(second.booking.fundedAt).toBe(2000);
+    expect(second.state.registry.channels.x).toBe(3000);
+  });
+});
+
+describe('terminal frames reserve a slot', () => {
+  it('with the bucket empty the bucket goes negative and the booking says when it is funded', () => {
+    let state = drainWithProgress(fresh(), 30, 0);
+    for (let i = 0; i < 10; i++) {
+      const taken = bookTerminal(state, config, { cardId: `t-${i}`, channel: `t-channel-${i}`, now: 0 });
+      expect(taken.booking.fundedAt).toBe(0);
+      state = taken.state;
+    }
+    expect(state.tokens).toBe(0);
+    const first = bookTerminal(state, config, { cardId: 'late-1', channel: 'p', now: 0 });
+    expect(first.state.tokens).toBe(-1);
+    expect(first.booking.fundedAt).toBe(1000);
+    const second = bookTerminal(first.state, config, { cardId: 'late-2', channel: 'q', now: 0 });
+    expect(second.state.tokens).toBe(-2);
+    expect(second.booking.fundedAt).toBe(2000);
+    expect(second.state.registry.channels).toMatchObject({ p: 2000, q: 3000 });
+    expect(nextFundingAt(second.state)).toBe(0);
+    const settled = settleBookings(second.state, 1000);
+    expect(settled.funded.map((booking) => booking.cardId)).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => `t-${i}`),
+      'late-1',
+    ]);
+    expect(nextFundingAt(settled.state)).toBe(2000);
+  });
+
+  it('progress frames yield until every booked terminal frame is funded', () => {
+    let state = progress(fresh(), 'a', 'x', 0).state;
+    const booked = bookTerminal(state, config, { cardId: 'b', channel: 'x', now: 0 });
+    expect(booked.booking.fundedAt).toBe(1000);
+    // Tokens are plentiful and channel y is clear, yet the terminal frame goes first.
+    expect(progress(booked.state, 'c', 'y', 100).decision).toEqual(refused('reserve', 900));
+    state = settleBookings(booked.state, 1000).state;
+    expect(progress(state, 'c', 'y', 1000).decision).toEqual({ granted: true });
+  });
+
+  it('a booked frame counts against the cap until it goes out, so the bucket never holds more than its capacity', () => {
+    const cooling = coolOff(fresh(), config, { retryAfterMs: 10_000, now: 0 });
+    const booked = bookTerminal(cooling, config, { cardId: 'a', channel: 'x', now: 0 });
+    expect(booked.booking.fundedAt).toBe(10_000);
+    expect(advance(booked.state, config, 9_999).tokens).toBe(39);
+    expect(advance(booked.state, config, 11_000).tokens).toBe(40);
+  });
+});
+
+describe('the refill', () => {
+  it('adds tokens at the refill rate and stops at the capacity', () => {
+    const drained = drainWithProgress(fresh(), 30, 0);
+    expect(advance(drained, config, 5000).tokens).toBeCloseTo(15, 9);
+    expect(advance(drained, config, 3_600_000).tokens).toBe(40);
+  });
+
+  it('a clock going backwards neither refills nor drains, and the reference time does not move back', () => {
+    const at10s = advance(drainWithProgress(fresh(), 30, 0), config, 10_000);
+    expect(at10s.tokens).toBeCloseTo(20, 9);
+    const back = advance(at10s, config, 4000);
+    expect(back.tokens).toBe(at10s.tokens);
+    expect(back.clockAt).toBe(10_000);
+    // Recovering credits only the time after the reference: 0.5 s, not 6.5 s.
+    expect(advance(back, config, 10_500).tokens).toBeCloseTo(20.5, 9);
+  });
+
+  it('judges a request from a clock that went back at the latest time seen', () => {
+    const painted = progress(fresh(), 'a', 'x', 10_000).state;
+    const tokens = painted.tokens;
+    const result = progress(painted, 'b', 'x', 4000);
+    expect(result.decision).toEqual(refused('spacing', 1000));
+    expect(result.state.tokens).toBe(tokens);
+    expect(result.state.clockAt).toBe(10_000);
+  });
+});
+
+describe('the cool-off after a 429', () => {
+  it('no grant until now + retryAfterMs; terminal bookings move to after it', () => {
+    const busy = progress(fresh(), 'a', 'x', 0).state;
+    const before = bookTerminal(busy, config, { cardId: 'b', channel: 'x', now: 0 });
+    expect(before.booking.fundedAt).toBe(1000);
+    const cooling = coolOff(before.state, config, { retryAfterMs: 5000, now: 0 });
+    expect(cooling.coolOffUntil).toBe(5000);
+    // The booking made before keeps its place and spacing, 5 s later.
+    expect(cooling.bookings.map((booking) => booking.fundedAt)).toEqual([6000]);
+    expect(cooling.registry.channels.x).toBe(7000);
+    const settled = settleBookings(cooling, 6000).state;
+    expect(progress(settled, 'c', 'y', 4999).decision).toEqual(refused('cool-off', 1));
+    const during = bookTerminal(cooling, config, { cardId: 'd', channel: 'y', now: 100 });
+    expect(during.booking.fundedAt).toBe(5000);
+  });
+
+  it('a later 429 extends the cool-off and moves the bookings by the extension only', () => {
+    const cooling = coolOff(fresh(), config, { retryAfterMs: 5000, now: 0 });
+    const booked = bookTerminal(cooling, config, { cardId: 'a', channel: 'x', now: 0 });
+    expect(booked.booking.fundedAt).toBe(5000);
+    const shorter = coolOff(booked.state, config, { retryAfterMs: 2000, now: 1000 });
+    expect(shorter.coolOffUntil).toBe(5000);
+    expect(shorter.bookings[0]!.fundedAt).toBe(5000);
+    const longer = coolOff(booked.state, config, { retryAfterMs: 8000, now: 1000 });
+    expect(longer.coolOffUntil).toBe(9000);
+    expect(longer.bookings[0]!.fundedAt).toBe(9000);
+  });
+
+  it('names a bad Retry-After', () => {
+    expect(() => coolOff(fresh(), config, { retryAfterMs: -1, now: 0 })).toThrow(
+      /retryAfterMs must be a number of ms ≥ 0, got -1/,
+    );
+  });
+});
+
+describe('pure functions over plain JSON', () => {
+  it('never mutate their input', () => {
+    const base = bookTerminal(progress(fresh(), 'a', 'x', 0).state, config, {
+      cardId: 'b',
+      channel: 'x',
+      now: 0,
+    }).state;
+    const copy = structuredClone(base);
+    const deepFreeze = (value: unknown): void => {
+      if (value && typeof value === 'object') {
+        Object.freeze(value);
+        for (const inner of Object.values(value)) deepFreeze(inner);
+      }
+    };
+    deepFreeze(base);
+    progress(base, 'a', 'x', 2000);
+    progress(base, 'c', 'y', 2000);
+    bookTerminal(base, config, { cardId: 'c', channel: 'y', now: 3000 });
+    coolOff(base, config, { retryAfterMs: 1000, now: 3000 });
+    settleBookings(base, 5000);
+    closeCard(base, 'a');
+    advance(base, config, 9000);
+    expect(base).toEqual(copy);
+    expect(JSON.parse(JSON.stringify(base))).toEqual(base);
+  });
+
+  it('name a time that is not a number', () => {
+    expect(() => progress(fresh(), 'a', 'x', Number.NaN)).toThrow(/now must be a finite time in ms, got NaN/);
+  });
+});
+
+type Op =
+  | { kind: 'progress'; card: number; channel: number; dt: number }
+  | { kind: 'book'; card: number; channel: number; dt: number }
+  | { kind: 'cool'; retryAfterMs: number; dt: number }
+  | { kind: 'close'; card: number; dt: number };
+
+describe('the window bound (property)', () => {
+  // Sends: a granted progress frame goes out when granted; a terminal frame at its fundedAt.
+  function sendTimes(ops: Op[], budget: BudgetConfig): number[] {
+    let state = createBudgetState(budget);
+    let now = 0;
+    const sends: number[] = [];
+    for (const op of ops) {
+      now += op.dt;
+      state = settleBookings(state, now).state;
+      if (op.kind === 'progress') {
+        const result = requestProgress(state, budget, {
+          cardId: `c${op.card}`,
+          channel: `h${op.channel}`,
+          now,
+        });
+        state = result.state;
+        if (result.decision.granted) sends.push(now);
+      } else if (op.kind === 'book') {
+        const result = bookTerminal(state, budget, { cardId: `c${op.card}`, channel: `h${op.channel}`, now });
+        state = result.state;
+        sends.push(result.booking.fundedAt);
+      } else if (op.kind === 'cool') {
+        state = coolOff(state, budget, { retryAfterMs: op.retryAfterMs, now });
+      } else {
+        state = closeCard(state, `c${op.card}`);
+      }
+    }
+    return sends.sort((a, b) => a - b);
+  }
+
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({
+      kind: fc.constant('progress' as const),
+      card: fc.nat(4),
+      channel: fc.nat(2),
+      dt: fc.nat(3000),
+    }),
+    fc.record({ kind: fc.constant('book' as const), card: fc.nat(4), channel: fc.nat(2), dt: fc.nat(3000) }),
+    fc.record({ kind: fc.constant('cool' as const), retryAfterMs: fc.nat(8000), dt: fc.nat(3000) }),
+    fc.record({ kind: fc.constant('close' as const), card: fc.nat(4), dt: fc.nat(3000) }),
+  );
+
+  it('no window ever sees more sends than capacity + refill × its length', () => {
+    const small = resolveBudgetConfig({
+      platform: 'test',
+      ratePerMinute: 12,
+      reserveFraction: 0.25,
+      capacity: 5,
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const sends = sendTimes(ops, small);
+        for (let i = 0; i < sends.length; i++) {
+          for (let j = i; j < sends.length; j++) {
+            const allowed = small.capacity + small.refillPerMs * (sends[j]! - sends[i]!);
+            expect(j - i + 1).toBeLessThanOrEqual(allowed + 1e-9);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

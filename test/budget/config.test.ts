@@ -1,0 +1,69 @@
+// spec: run-visibility 8 (the process-wide edit budget) — its numbers; PLATFORMS.md limits.
+import { describe, expect, it } from 'vitest';
+import { budgetDefaults, resolveBudgetConfig } from '../../src/budget/config.js';
+
+describe('budgetDefaults (PLATFORMS.md)', () => {
+  it('Slack: chat.update 50 a minute per app, one edit per channel per second', () => {
+    const config = resolveBudgetConfig(budgetDefaults('slack'));
+    expect(config.allowance).toBe(50);
+    expect(config.windowMs).toBe(60_000);
+    expect(config.channelSpacingMs).toBe(1000);
+  });
+
+  it('Google Chat: 3000 writes a minute per project; the 1 s spacing keeps a space at ≤ 60 a minute', () => {
+    const config = resolveBudgetConfig(budgetDefaults('gchat'));
+    expect(config.allowance).toBe(3000);
+    expect(60_000 / config.channelSpacingMs).toBeLessThanOrEqual(60);
+  });
+
+  it('Discord: 50 requests per second global, counted over a one-second window', () => {
+    const config = resolveBudgetConfig(budgetDefaults('discord'));
+    expect(config.ratePerMinute).toBe(3000);
+    expect(config.windowMs).toBe(1000);
+    expect(config.allowance).toBe(50);
+  });
+
+  it('refuses an unknown platform by name', () => {
+    expect(() => budgetDefaults('teams' as never)).toThrow(/unknown platform "teams"/);
+  });
+});
+
+describe('resolveBudgetConfig', () => {
+  it('keeps a fifth of the rate in reserve by default (spec 8: "a fifth of the rate")', () => {
+    expect(resolveBudgetConfig({ platform: 'slack', ratePerMinute: 50 }).reserve).toBe(10);
+  });
+
+  it('a full burst plus one window of refill is exactly the allowance, so no window can exceed it', () => {
+    for (const platform of ['slack', 'gchat', 'discord'] as const) {
+      const config = resolveBudgetConfig(budgetDefaults(platform));
+      expect(config.capacity + config.refillPerMs * config.windowMs).toBeCloseTo(config.allowance, 9);
+      expect(config.capacity).toBeGreaterThanOrEqual(config.reserve + 1);
+    }
+  });
+
+  it('leaves a fifth of the refill to terminal frames: progress frames share the rest', () => {
+    const config = resolveBudgetConfig({ platform: 'slack', ratePerMinute: 50, capacity: 20 });
+    expect(config.refillPerMs * 60_000).toBeCloseTo(30, 9);
+    expect(config.progressRatePerMs * 60_000).toBeCloseTo(24, 9);
+  });
+
+  it.each([
+    [{ ratePerMinute: 0 }, /ratePerMinute must be a positive number, got 0/],
+    [{ ratePerMinute: Number.NaN }, /ratePerMinute must be a positive number/],
+    [{ windowMs: -5 }, /windowMs must be a positive number, got -5/],
+    [{ reserveFraction: 1 }, /reserveFraction must be below 1, got 1/],
+    [{ reserveFraction: -0.1 }, /reserveFraction must be a number ≥ 0/],
+    [{ liveWindowMs: 0 }, /liveWindowMs must be a positive number/],
+    [{ channelSpacingMs: -1 }, /channelSpacingMs must be a number ≥ 0/],
+    [{ capacity: 10 }, /capacity 10 leaves no progress token above the reserve of 10/],
+    [{ capacity: 50 }, /capacity 50 must be below the window's allowance of 50/],
+  ])('names what is wrong in %j', (override, message) => {
+    expect(() => resolveBudgetConfig({ platform: 'slack', ratePerMinute: 50, ...override })).toThrow(message);
+  });
+
+  it('names a missing platform', () => {
+    expect(() => resolveBudgetConfig({ platform: '', ratePerMinute: 50 })).toThrow(
+      /platform must be a non-empty string/,
+    );
+  });
+});
