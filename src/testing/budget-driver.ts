@@ -1,0 +1,219 @@
+/**
+ * Drives a real budget actor on a `SimulatedClock` and records what every
+ * card asked and was answered, so tests can check the budget's promises on
+ * the trace (`checkBudgetTrace`). Time only moves when the test moves it, and
+ * every timer due on the way fires at its own time, as it would in production.
+ */
+import { type Actor, type AnyActorRef, createActor, fromCallback, SimulatedClock } from 'xstate';
+import { type BudgetMachine, budgetMachine } from '../../machines/budget.machine.js';
+import type { BudgetReplyEvent } from '../../machines/budget.protocol.js';
+import type { RefusalReason } from '../budget/bucket.js';
+import type { BudgetConfig, BudgetInput } from '../budget/config.js';
+import { createBudgetImplementations } from '../budget/implementations.js';
+
+export type BudgetTraceEntry =
+  | { kind: 'progress'; at: number; cardId: string; channel: string }
+  | { kind: 'book'; at: number; cardId: string; channel: string }
+  | { kind: 'rate-limited'; at: number; retryAfterMs: number }
+  | { kind: 'closed'; at: number; cardId: string }
+  | { kind: 'granted'; at: number; cardId: string }
+  | { kind: 'refused'; at: number; cardId: string; retryInMs: number; reason: RefusalReason }
+  | { kind: 'funded'; at: number; cardId: string };
+
+export interface BudgetDriver {
+  readonly clock: SimulatedClock;
+  readonly actor: Actor<BudgetMachine>;
+  readonly config: BudgetConfig;
+  /** Requests and replies in the order they happened. */
+  readonly trace: BudgetTraceEntry[];
+  /** Every machine transition taken, as `transitionKey` names it. */
+  readonly transitionsTaken: Set<string>;
+  progress(cardId: string, channel: string): void;
+  book(cardId: string, channel: string): void;
+  rateLimited(retryAfterMs: number): void;
+  close(cardId: string): void;
+  /** When the budget's next timer fires; null when none is set. */
+  nextTimerAt(): number | null;
+  /** Moves the clock to `at`, stopping at every timer due on the way. */
+  advanceTo(at: number): void;
+  advance(ms: number): void;
+  /** Runs the clock until no timer is left: every booking funded, any cool-off over. */
+  settle(): void;
+  stop(): void;
+}
+
+/** A transition's identity in the machine definition: source state, event, targets. */
+export function transitionKey(transition: {
+  source: { id: string };
+  eventType: string;
+  target?: ReadonlyArray<{ id: string }> | undefined;
+}): string {
+  const targets = transition.target?.map((node) => node.id).join(',') ?? '';
+  return `${transition.source.id} ${transition.eventType || '(always)'} → ${targets || '(self)'}`;
+}
+
+/** A stand-in for a turn actor: it records every reply the budget sends it. */
+function createCardRecorder(cardId: string, clock: SimulatedClock, trace: BudgetTraceEntry[]): AnyActorRef {
+  const recorder = createActor(
+    fromCallback<BudgetReplyEvent>(({ receive }) => {
+      receive((reply) => {
+        const at = clock.now();
+        if (reply.type === 'budget.granted') trace.push({ kind: 'granted', at, cardId });
+        else if (reply.type === 'budget.funded') trace.push({ kind: 'funded', at, cardId });
+        else trace.push({ kind: 'refused', at, cardId, retryInMs: reply.retryInMs, reason: reply.reason });
+      });
+    }),
+    { clock },
+  );
+  recorder.start();
+  return recorder;
+}
+
+export function createBudgetDriver(input: BudgetInput): BudgetDriver {
+  const clock = new SimulatedClock();
+  const trace: BudgetTraceEntry[] = [];
+  const transitionsTaken = new Set<string>();
+  const recorders = new Map<string, AnyActorRef>();
+  const actor = createActor(budgetMachine.provide(createBudgetImplementations({ now: () => clock.now() })), {
+    clock,
+    input,
+    inspect: (inspection) => {
+      // Recorders run in their own systems; only the budget's own steps count.
+      if (inspection.type !== '@xstate.microstep' || inspection.actorRef !== actor) return;
+      for (const transition of inspection._transitions) transitionsTaken.add(transitionKey(transition));
+    },
+  });
+  actor.start();
+  const recorderFor = (cardId: string): AnyActorRef => {
+    const existing = recorders.get(cardId);
+    if (existing) return existing;
+    const recorder = createCardRecorder(cardId, clock, trace);
+    recorders.set(cardId, recorder);
+    return recorder;
+  };
+  // The system stamps timers with the wall clock, so the simulated time each
+  // one was set at is noted the first time it is seen (after every step).
+  const timerSetAt = new WeakMap<object, number>();
+  const scheduledTimers = () => Object.values(actor.system.getSnapshot()._scheduledEvents);
+  const noteTimers = (): void => {
+    for (const timer of scheduledTimers()) if (!timerSetAt.has(timer)) timerSetAt.set(timer, clock.now());
+  };
+  const nextTimerAt = (): number | null => {
+    const timers = scheduledTimers();
+    if (timers.length === 0) return null;
+    return Math.min(...timers.map((timer) => (timerSetAt.get(timer) ?? clock.now()) + timer.delay));
+  };
+  const step = (ms: number): void => {
+    clock.increment(ms);
+    noteTimers();
+  };
+  const advanceTo = (at: number): void => {
+    for (let due = nextTimerAt(); due !== null && due <= at; due = nextTimerAt()) {
+      step(Math.max(0, due - clock.now()));
+    }
+    step(Math.max(0, at - clock.now()));
+  };
+  const send = (event: Parameters<typeof actor.send>[0]): void => {
+    actor.send(event);
+    noteTimers();
+  };
+  return {
+    clock,
+    actor,
+    config: actor.getSnapshot().context.config,
+    trace,
+    transitionsTaken,
+    progress(cardId, channel) {
+      trace.push({ kind: 'progress', at: clock.now(), cardId, channel });
+      send({ type: 'budget.progress.request', cardId, channel, replyTo: recorderFor(cardId) });
+    },
+    book(cardId, channel) {
+      trace.push({ kind: 'book', at: clock.now(), cardId, channel });
+      send({ type: 'budget.terminal.book', cardId, channel, replyTo: recorderFor(cardId) });
+    },
+    rateLimited(retryAfterMs) {
+      trace.push({ kind: 'rate-limited', at: clock.now(), retryAfterMs });
+      send({ type: 'budget.rate-limited', retryAfterMs });
+    },
+    close(cardId) {
+      trace.push({ kind: 'closed', at: clock.now(), cardId });
+      send({ type: 'budget.card.closed', cardId });
+    },
+    nextTimerAt,
+    advanceTo,
+    advance: (ms) => advanceTo(clock.now() + ms),
+    settle() {
+      for (let due = nextTimerAt(); due !== null; due = nextTimerAt()) advanceTo(due);
+    },
+    stop() {
+      actor.stop();
+      for (const recorder of recorders.values()) recorder.stop();
+    },
+  };
+}
+
+const EPSILON = 1e-9;
+
+/**
+ * The budget's promises, checked on a trace; returns what was broken (empty
+ * when nothing was):
+ * - no window lets more edits through than the bucket holds plus its refill
+ *   over the window (`capacity + refillPerMs × elapsed`);
+ * - every terminal booking is answered with `budget.funded`, once;
+ * - no progress frame is granted while a booking is still unanswered;
+ * - no edit goes out during a cool-off.
+ */
+export function checkBudgetTrace(trace: readonly BudgetTraceEntry[], config: BudgetConfig): string[] {
+  const violations: string[] = [];
+  const edits = trace.filter((entry) => entry.kind === 'granted' || entry.kind === 'funded');
+  for (let first = 0; first < edits.length; first++) {
+    for (let last = first; last < edits.length; last++) {
+      const from = edits[first]!.at;
+      const to = edits[last]!.at;
+      const allowed = config.capacity + config.refillPerMs * (to - from);
+      if (last - first + 1 > allowed + EPSILON) {
+        violations.push(`${last - first + 1} edits in [${from}, ${to}] where the bucket allows ${allowed}`);
+      }
+    }
+  }
+  const booked = new Map<string, number>();
+  let unanswered = 0;
+  let coolingUntil = Number.NEGATIVE_INFINITY;
+  for (const entry of trace) {
+    if (entry.kind === 'book') {
+      booked.set(entry.cardId, (booked.get(entry.cardId) ?? 0) + 1);
+      unanswered++;
+    } else if (entry.kind === 'funded') {
+      const left = (booked.get(entry.cardId) ?? 0) - 1;
+      if (left < 0) violations.push(`${entry.cardId} funded at ${entry.at} without a booking`);
+      booked.set(entry.cardId, left);
+      unanswered--;
+    } else if (entry.kind === 'rate-limited') {
+      coolingUntil = Math.max(coolingUntil, entry.at + entry.retryAfterMs);
+    }
+    if (entry.kind === 'granted' && unanswered > 0) {
+      violations.push(
+        `${entry.cardId} granted a progress frame at ${entry.at} while a terminal booking waits`,
+      );
+    }
+    if ((entry.kind === 'granted' || entry.kind === 'funded') && entry.at < coolingUntil) {
+      violations.push(`${entry.cardId} ${entry.kind} at ${entry.at} during a cool-off until ${coolingUntil}`);
+    }
+  }
+  for (const [cardId, left] of booked) {
+    if (left > 0) violations.push(`${cardId} has ${left} terminal booking(s) never funded`);
+  }
+  return violations;
+}
+
+/** The most edits any window of `windowMs` (half-open, `(t - windowMs, t]`) holds. */
+export function maxEditsInWindow(times: readonly number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  let start = 0;
+  for (let end = 0; end < sorted.length; end++) {
+    while (sorted[start]! <= sorted[end]! - windowMs) start++;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}

@@ -1,0 +1,130 @@
+// spec: run-visibility 8 (the process-wide edit budget) — model-based tests generated from the budget
+// machine's graph (@xstate/graph): every state and every transition, and on every path the promises
+// hold: the bucket never lets more than (capacity + refill × elapsed) edits through in any window,
+// every terminal booking is funded, no progress grant while a booking waits, no grant during a cool-off.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { resolveBudgetConfig } from '../../src/budget/config.js';
+import {
+  type BudgetTraceEntry,
+  checkBudgetTrace,
+  maxEditsInWindow,
+} from '../../src/testing/budget-driver.js';
+import {
+  type BudgetReplay,
+  budgetMachineTransitionKeys,
+  budgetModelInput,
+  budgetModelPaths,
+  replayBudgetCommands,
+} from '../../src/testing/budget-model.js';
+
+describe('budget machine, model-based', () => {
+  let replays: BudgetReplay[] = [];
+
+  beforeAll(() => {
+    replays = budgetModelPaths().map((commands) => replayBudgetCommands(commands));
+  });
+
+  it('the model paths take every transition the machine defines', () => {
+    const taken = new Set(replays.flatMap((replay) => [...replay.driver.transitionsTaken]));
+    const defined = budgetMachineTransitionKeys();
+    expect(defined).toHaveLength(12);
+    expect(defined.filter((key) => !taken.has(key))).toEqual([]);
+  });
+
+  it('the model paths visit every combination of rate mode and funding mode', () => {
+    const visited = new Set(
+      replays.flatMap((replay) => replay.statesVisited.map((value) => JSON.stringify(value))),
+    );
+    expect([...visited].sort()).toEqual(
+      [
+        { rate: 'coolingOff', funding: 'idle' },
+        { rate: 'coolingOff', funding: 'waiting' },
+        { rate: 'open', funding: 'idle' },
+        { rate: 'open', funding: 'waiting' },
+      ]
+        .map((value) => JSON.stringify(value))
+        .sort(),
+    );
+  });
+
+  it('on every path the live actor is in the state the model predicts', () => {
+    expect(replays.length).toBeGreaterThan(100);
+    expect(replays.flatMap((replay) => replay.mismatches)).toEqual([]);
+  });
+
+  it('on every path the budget keeps its promises', () => {
+    expect(replays.flatMap((replay) => replay.violations)).toEqual([]);
+    // The paths do exercise the promises: bookings, grants and cool-offs all occur.
+    const kinds = new Set(replays.flatMap((replay) => replay.driver.trace.map((entry) => entry.kind)));
+    expect([...kinds].sort()).toEqual([
+      'book',
+      'closed',
+      'funded',
+      'granted',
+      'progress',
+      'rate-limited',
+      'refused',
+    ]);
+  });
+});
+
+describe('checkBudgetTrace (the promises the model checks)', () => {
+  const config = resolveBudgetConfig(budgetModelInput);
+
+  it('accepts a trace that keeps them', () => {
+    const trace: BudgetTraceEntry[] = [
+      { kind: 'progress', at: 0, cardId: 'a', channel: 'x' },
+      { kind: 'granted', at: 0, cardId: 'a' },
+      { kind: 'book', at: 100, cardId: 'a', channel: 'x' },
+      { kind: 'funded', at: 1000, cardId: 'a' },
+    ];
+    expect(checkBudgetTrace(trace, config)).toEqual([]);
+  });
+
+  it('flags more edits in a window than capacity + refill', () => {
+    // One more edit than the bucket holds, all within 6 ms: far too soon for a refill.
+    const trace: BudgetTraceEntry[] = Array.from({ length: config.capacity + 1 }, (_, i) => ({
+      kind: 'granted',
+      at: i,
+      cardId: `c${i}`,
+    }));
+    expect(checkBudgetTrace(trace, config)).toContainEqual(
+      expect.stringMatching(new RegExp(`^${config.capacity + 1} edits in \\[0, ${config.capacity}\\]`)),
+    );
+  });
+
+  it('flags a progress grant while a booking waits', () => {
+    const trace: BudgetTraceEntry[] = [
+      { kind: 'book', at: 0, cardId: 'a', channel: 'x' },
+      { kind: 'granted', at: 10, cardId: 'b' },
+      { kind: 'funded', at: 20, cardId: 'a' },
+    ];
+    expect(checkBudgetTrace(trace, config)).toEqual([
+      'b granted a progress frame at 10 while a terminal booking waits',
+    ]);
+  });
+
+  it('flags an edit during a cool-off', () => {
+    const trace: BudgetTraceEntry[] = [
+      { kind: 'rate-limited', at: 0, retryAfterMs: 1000 },
+      { kind: 'granted', at: 999, cardId: 'a' },
+    ];
+    expect(checkBudgetTrace(trace, config)).toEqual(['a granted at 999 during a cool-off until 1000']);
+  });
+
+  it('flags a booking never funded, and a funding without a booking', () => {
+    const trace: BudgetTraceEntry[] = [
+      { kind: 'book', at: 0, cardId: 'a', channel: 'x' },
+      { kind: 'funded', at: 5, cardId: 'b' },
+    ];
+    expect(checkBudgetTrace(trace, config)).toEqual([
+      'b funded at 5 without a booking',
+      'a has 1 terminal booking(s) never funded',
+    ]);
+  });
+
+  it('maxEditsInWindow counts half-open windows (t - window, t]', () => {
+    expect(maxEditsInWindow([0, 500, 1000, 1000, 2500], 1000)).toBe(3);
+    expect(maxEditsInWindow([], 1000)).toBe(0);
+  });
+});
