@@ -5,6 +5,7 @@
  * needs no kind.
  */
 export const REDACTED = '[REDACTED]';
+export const REDACTED_PREFIX = '[REDACTED';
 
 export function redactedAs(kind: string): string {
   return `[REDACTED:${kind}]`;
@@ -12,5 +13,5 @@ export function redactedAs(kind: string): string {
 
 /** True when a value was already hidden by an earlier pass (keeps redaction idempotent). */
 export function isRedactedMarker(value: string): boolean {
-  return value.startsWith('[REDACTED');
+  return value.startsWith(REDACTED_PREFIX);
 }

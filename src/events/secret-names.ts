@@ -1,4 +1,4 @@
-import { isRedactedMarker, REDACTED } from './redaction-marker.js';
+import { REDACTED, REDACTED_PREFIX } from './redaction-marker.js';
 
 /**
  * The name-gated pass (run-visibility.md item 3): a value is hidden when the
@@ -23,6 +23,8 @@ const LAST_WORDS = new Set([
   'key',
   'apikey',
   'auth',
+  'authorization',
+  'cookie',
   'pass',
   'pat',
   'secretkey',
@@ -58,18 +60,17 @@ const METADATA_WORDS = new Set([
   'url',
 ]);
 
-/** `AWS_SECRET_ACCESS_KEY`, `apiKey`, `client-secret`, `spring.datasource.password` → words. */
+/** `AWS_SECRET_ACCESS_KEY`, `apiKey`, `AWSSecretKey`, `client-secret`, `password2` → words (digits dropped). */
 export function nameWords(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w.length > 0);
+  return (name.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g) ?? []).map((w) => w.toLowerCase());
 }
+
+/** Every gate word contains one of these: a cheap first test for the common non-secret name. */
+const MAYBE_SECRET = /key|token|secret|pass|pwd|auth|credential|pat|cookie/i;
 
 /** Whether a value assigned to `name` is a credential. */
 export function isSecretName(name: string): boolean {
+  if (!MAYBE_SECRET.test(name)) return false;
   const words = nameWords(name);
   const last = words.at(-1);
   if (last === undefined || METADATA_WORDS.has(last)) return false;
@@ -85,7 +86,15 @@ export function isSecretName(name: string): boolean {
  * attempt costs a bounded amount and the scan stays linear.
  */
 const CANDIDATE =
-  /(?<![\w.$-])(?:(?<quote>\\?["'])(?<quotedName>[A-Za-z_][\w.-]{0,127})\k<quote>[ \t]*:[ \t]*|(?<dashes>-{1,2})?(?<name>[A-Za-z_][\w.-]{0,127})(?:(?<equals>[ \t]*=[ \t]*)|(?<colon>:[ \t]*)))/g;
+  /(?<![\w.$-])(?:(\\?["'])(?=[\w.-]{0,127}?(?:key|token|secret|pass|pwd|auth|credential|pat|cookie))([A-Za-z_][\w.-]{0,127})\1[ \t]*:[ \t]*|-{0,2}(?=[\w.-]{0,127}?(?:key|token|secret|pass|pwd|auth|credential|pat|cookie))([A-Za-z_][\w.-]{0,127})(?:([ \t]*=[ \t]*)|(:[ \t]*)))/gi;
+
+/** The groups of a CANDIDATE match: a quoted name, or a bare name with `=` or `:`. */
+interface Candidate {
+  quote?: string;
+  name: string;
+  equals?: string;
+  colon?: string;
+}
 
 /** Quoted values: the content goes, the quotes stay; an unclosed quote hides the rest of the line. */
 const DOUBLE_QUOTED = /"((?:[^"\\\r\n]|\\.)*)("?)/y;
@@ -112,10 +121,9 @@ export function redactSecretAssignments(text: string): string {
   let out = '';
   let kept = 0;
   for (let m = CANDIDATE.exec(text); m !== null; m = CANDIDATE.exec(text)) {
-    const g = m.groups ?? {};
-    const name = g.quotedName ?? g.name ?? '';
-    if (!isSecretName(name)) continue;
-    const value = findValue(text, m.index, CANDIDATE.lastIndex, g);
+    const candidate: Candidate = { quote: m[1], name: m[2] ?? m[3] ?? '', equals: m[4], colon: m[5] };
+    if (!isSecretName(candidate.name)) continue;
+    const value = findValue(text, m.index, CANDIDATE.lastIndex, candidate);
     if (value === null) continue;
     out += `${text.slice(kept, value.start)}${REDACTED}`;
     kept = value.end;
@@ -124,12 +132,7 @@ export function redactSecretAssignments(text: string): string {
   return out + text.slice(kept);
 }
 
-function findValue(
-  text: string,
-  nameStart: number,
-  at: number,
-  g: Record<string, string | undefined>,
-): ValueSpan | null {
+function findValue(text: string, nameStart: number, at: number, g: Candidate): ValueSpan | null {
   const quoted = readQuoted(text, at);
   if (quoted !== undefined) return quoted;
   if (g.quote !== undefined) return readWith(SPACED_VALUE, text, at);
@@ -173,8 +176,9 @@ function readWith(pattern: RegExp, text: string, at: number): ValueSpan | null {
   return acceptable(value) ? { start: at, end: at + value.length } : null;
 }
 
+/** A value an earlier pass already handled (`Authorization: Bearer [REDACTED]`) keeps its finer redaction. */
 function acceptable(value: string): boolean {
-  return value.length > 0 && !isRedactedMarker(value) && !NOT_A_CREDENTIAL.test(value);
+  return value.length > 0 && !value.includes(REDACTED_PREFIX) && !NOT_A_CREDENTIAL.test(value);
 }
 
 /** Only indentation or a YAML list dash between the line start and `index`. */

@@ -1,0 +1,126 @@
+/**
+ * Redaction stays linear: every pattern gets adversarial 1 MB inputs (long
+ * runs with no terminator, repeated prefixes, unclosed quotes and blocks) and
+ * is timed next to 1 MB of ordinary text in the same run. A catastrophic
+ * pattern shows up as a ratio in the hundreds or thousands; a linear one stays
+ * within a small factor of the baseline. The last column times the first half
+ * of each input too: doubling the input about doubles the time when the work
+ * is linear (≈2), and quadruples it when it is quadratic (≈4).
+ */
+import { stripControl } from '../src/events/control.js';
+import { redactSecrets } from '../src/events/redact.js';
+import { prepareToolOutput, summarizeToolResult } from '../src/events/summaries.js';
+
+const MB = 1_000_000;
+
+function fill(unit: string, size = MB): string {
+  return unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+}
+
+const ORDINARY_LINES = [
+  'The build finished in 42s; 3 warnings were reported by the linter.',
+  'PORT=3000 NODE_ENV=production REACT_VERSION=18 MONKEY_BARS=1',
+  'commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main, origin/main)',
+  'GET /api/v1/items?page=2&limit=50 200 12ms request_id=123e4567-e89b-12d3-a456-426614174000',
+  '  at Object.<anonymous> (/srv/app/src/index.ts:12:5)',
+  'const total = items.reduce((sum, item) => sum + item.price, 0);',
+  'The token expired, so the client asked for a new one: see the tokenizer docs.',
+  'digest: sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+];
+const ORDINARY = fill(`${ORDINARY_LINES.join('\n')}\n`);
+
+const SECRET_DENSE = fill(
+  [
+    'DATABASE_URL=postgres://app:Sup3rS3cret@db:5432/app',
+    'GITHUB_TOKEN=ghp_1234567890abcdefghijABCDEFGHIJ123456',
+    'curl -u deploy:hunter2 -H "Authorization: Bearer abc.def.ghi" https://x',
+    '{"password": "hunter2", "apiKey": "abc123"}',
+    'AKIAIOSFODNN7EXAMPLE sk-ant-api03-AbCdEf1234567890-GhIjKlMnOp xoxb-1234567890-abcdefghij',
+    '',
+  ].join('\n'),
+);
+
+interface Case {
+  name: string;
+  input: string;
+  run: (text: string) => unknown;
+}
+
+const redact = (name: string, input: string): Case => ({ name, input, run: redactSecrets });
+
+const CASES: Case[] = [
+  redact('baseline: ordinary text', ORDINARY),
+  redact('realistic: secret-dense config/curl/json', SECRET_DENSE),
+  redact('"a" × 1M (one unbroken word)', 'a'.repeat(MB)),
+  redact('spaces × 1M then "x"', `${' '.repeat(MB)}x`),
+  redact('"sk-" + "a-" × 500k', `sk-${'a-'.repeat(MB / 2)}`),
+  redact('"sk-a" × 250k', fill('sk-a')),
+  redact('"ghp_" / "xoxb-" / "AKIA" repeated', fill('ghp_xoxb-AKIA')),
+  redact('PEM header + "A" × 1M, no END', `-----BEGIN PRIVATE KEY-----${'A'.repeat(MB)}`),
+  redact('PEM headers repeated, no END', fill('-----BEGIN RSA PRIVATE KEY-----\n')),
+  redact('"-----BEGIN " + "A " repeated', `-----BEGIN ${fill('A ')}`),
+  redact('base64 PEM prefix + "A" × 1M', `LS0tLS1CRUdJTi${'A'.repeat(MB)}`),
+  redact('"aaaa=aaaa=…"', fill('aaaa=')),
+  redact('"password= " repeated (empty values)', fill('password= ')),
+  redact('"TOKEN" + "_A" × 500k (long name, no "=")', `TOKEN${fill('_A')}`),
+  redact('"a:" × 500k', fill('a:')),
+  redact('"x://" + "a:" × 500k', `x://${fill('a:')}`),
+  redact('"x://a:" + "b" × 1M, no "@"', `x://a:${'b'.repeat(MB)}`),
+  redact('"x://" repeated', fill('x://')),
+  redact('"-u a:b " repeated', fill('-u a:b ')),
+  redact('quotes × 1M', '"'.repeat(MB)),
+  redact('"\\"" × 500k (escaped quotes)', fill('\\"')),
+  redact('"\\"a\\":" repeated', fill('"a":')),
+  redact('unclosed "password": " + "x" × 1M', `"password": "${'x'.repeat(MB)}`),
+  redact('"password=\\"a " repeated (unclosed quotes)', fill('password="a ')),
+  redact('"Authorization: " + spaces', `Authorization: ${' '.repeat(MB)}`),
+  redact('"Authorization:" repeated', fill('Authorization:')),
+  redact('"Cookie: " + "a=b;" repeated', `Cookie: ${fill('a=b;')}`),
+  redact('"Bearer " + "a" × 1M (no digit)', `Bearer ${'a'.repeat(MB)}`),
+  redact('"eyJ" + "a" × 1M (JWT without dots)', `eyJ${'a'.repeat(MB)}`),
+  redact('"M" + "a" × 1M (Discord token without dots)', `M${'a'.repeat(MB)}`),
+  redact('"\\n- key: " repeated (YAML)', fill('\n- key: ')),
+  redact('"{{" + "a" × 1M after a secret name', `token={{${'a'.repeat(MB)}`),
+  { name: 'stripControl: baseline', input: ORDINARY, run: stripControl },
+  { name: 'stripControl: "\\x1b[" + "0;" × 500k', input: `\x1b[${fill('0;')}`, run: stripControl },
+  { name: 'stripControl: "\\x1b]" repeated (unclosed OSC)', input: fill('\x1b]0;t'), run: stripControl },
+  { name: 'summarizeToolResult: baseline', input: ORDINARY, run: summarizeToolResult },
+  { name: 'prepareToolOutput: baseline', input: ORDINARY, run: prepareToolOutput },
+];
+
+function timeMs(run: () => unknown): number {
+  const start = performance.now();
+  run();
+  return performance.now() - start;
+}
+
+/** The fastest of five runs: on a shared machine, the run least disturbed by other work. */
+function bestMs(c: Case, input: string): number {
+  return Math.min(...[0, 1, 2, 3, 4].map(() => timeMs(() => c.run(input))));
+}
+
+export default async function run(): Promise<void> {
+  const rows: { name: string; msPerMb: number; growth: number }[] = [];
+  for (const c of CASES) {
+    c.run(c.input); // warm-up: JIT and regex compilation
+    const full = bestMs(c, c.input);
+    const half = bestMs(c, c.input.slice(0, c.input.length / 2));
+    rows.push({ name: c.name, msPerMb: full / (c.input.length / MB), growth: full / Math.max(half, 0.01) });
+  }
+  const baseline = rows[0]?.msPerMb ?? 1;
+  const width = Math.max(...rows.map((r) => r.name.length));
+  console.log(`${'input (1 MB each)'.padEnd(width)} |   ms/MB | × baseline | t(1 MB)/t(0.5 MB)`);
+  console.log(`${'-'.repeat(width)}-|---------|------------|------------------`);
+  for (const r of rows) {
+    const cells = [
+      r.msPerMb.toFixed(1).padStart(7),
+      (r.msPerMb / baseline).toFixed(2).padStart(10),
+      r.growth.toFixed(2).padStart(17),
+    ];
+    console.log(`${r.name.padEnd(width)} | ${cells.join(' | ')}`);
+  }
+  const worst = rows.slice(1).reduce((a, b) => (b.msPerMb > a.msPerMb ? b : a));
+  console.log(
+    `\nworst: ${worst.name} at ${(worst.msPerMb / baseline).toFixed(2)}× the ordinary-text baseline`,
+  );
+}

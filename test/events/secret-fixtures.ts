@@ -1,0 +1,207 @@
+/**
+ * Credential fixtures shaped like real leaked payloads, and fast-check
+ * generators for each credential family. Every value is a fake.
+ */
+import fc from 'fast-check';
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const UPPER_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/**
+ * Arbitrary text: any grapheme (other scripts, emoji), plus the characters the
+ * redaction and control patterns care about. (fast-check's `binary` unit would
+ * do too, but costs seconds to initialise on this shared machine.)
+ */
+export const anyText = (maxLength = 200): fc.Arbitrary<string> =>
+  fc.string({
+    unit: fc.oneof(
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+      fc.constantFrom(
+        '\n',
+        '\r',
+        '\t',
+        '\x00',
+        '\x07',
+        '\x1b',
+        '\x7f',
+        '\x9b',
+        '"',
+        "'",
+        '=',
+        ':',
+        '-',
+        '\\',
+        '@',
+        '/',
+      ),
+    ),
+    maxLength,
+  });
+
+export function randomToken(
+  alphabet: string,
+  minLength: number,
+  maxLength = minLength,
+): fc.Arbitrary<string> {
+  return fc.string({ unit: fc.constantFrom(...alphabet), minLength, maxLength });
+}
+
+/** A credential as it appears in text, and the part of it that must never leak. */
+export interface PlacedSecret {
+  family: string;
+  text: string;
+  secret: string;
+}
+
+const placed =
+  (family: string, render: (secret: string) => string) =>
+  (secret: string): PlacedSecret => ({ family, text: render(secret), secret });
+
+/** One generator per credential family of run-visibility.md item 3. */
+export const SECRET_FAMILIES: fc.Arbitrary<PlacedSecret>[] = [
+  fc
+    .tuple(fc.constantFrom('a', 'b', 'p', 'o', 's', 'r'), randomToken(ALNUM, 24, 48))
+    .map(([c, s]) => placed('slack', (v) => `xox${c}-1234567890-${v}`)(s)),
+  randomToken(ALNUM, 36).map(placed('github ghp_', (v) => `ghp_${v}`)),
+  randomToken(ALNUM, 36).map(placed('github gho_', (v) => `gho_${v}`)),
+  randomToken(ALNUM, 36).map(placed('github ghs_', (v) => `ghs_${v}`)),
+  randomToken(ALNUM, 36).map(placed('github ghu_', (v) => `ghu_${v}`)),
+  randomToken(ALNUM, 60).map(placed('github_pat_', (v) => `github_pat_11ABCDEFG0_${v}`)),
+  randomToken(ALNUM, 20, 40).map(
+    placed('x-access-token', (v) => `git clone https://x-access-token:${v}@github.com/o/r.git`),
+  ),
+  randomToken(`${ALNUM}-_`, 40, 90).map(placed('anthropic', (v) => `sk-ant-api03-${v}`)),
+  randomToken(`${ALNUM}-_`, 40, 90).map(placed('openai project', (v) => `sk-proj-${v}`)),
+  randomToken(ALNUM, 48).map(placed('openai', (v) => `sk-${v}`)),
+  randomToken(UPPER_DIGITS, 16).map(placed('aws AKIA', (v) => `AKIA${v}`)),
+  randomToken(UPPER_DIGITS, 16).map(placed('aws ASIA', (v) => `ASIA${v}`)),
+  randomToken(`${ALNUM}-_`, 35).map(placed('gcp', (v) => `AIza${v}`)),
+  randomToken(ALNUM, 24, 99).map(placed('stripe sk_live_', (v) => `sk_live_${v}`)),
+  randomToken(ALNUM, 24, 99).map(placed('stripe rk_live_', (v) => `rk_live_${v}`)),
+  randomToken(ALNUM, 32).map(placed('stripe whsec_', (v) => `whsec_${v}`)),
+  randomToken(`${ALNUM}._-`, 20, 60).map(placed('bearer header', (v) => `Authorization: Bearer ${v}`)),
+  randomToken(`${ALNUM}+/`, 20, 60).map(placed('basic header', (v) => `-H "Authorization: Basic ${v}="`)),
+  randomToken(ALNUM, 20, 40).map(placed('token header', (v) => `Authorization: token ${v}`)),
+  randomToken(ALNUM, 20, 60).map(placed('cookie', (v) => `Cookie: session=${v}; theme=dark`)),
+  randomToken(ALNUM, 20, 60).map(placed('set-cookie', (v) => `Set-Cookie: sid=${v}; Path=/; HttpOnly`)),
+  randomToken(`${ALNUM}!*`, 12, 40).map(
+    placed('url password', (v) => `postgres://app:${v}@db.internal:5432/app`),
+  ),
+  randomToken(ALNUM, 12, 40).map(placed('curl -u', (v) => `curl -u deploy:${v} https://example.com/`)),
+  fc.array(randomToken(`${ALNUM}+/`, 64), { minLength: 2, maxLength: 6 }).map((lines) => ({
+    family: 'pem',
+    text: `-----BEGIN RSA PRIVATE KEY-----\n${lines.join('\n')}\n-----END RSA PRIVATE KEY-----`,
+    secret: lines.join(''),
+  })),
+  randomToken(`${ALNUM}/+`, 40).map(placed('env secret', (v) => `AWS_SECRET_ACCESS_KEY=${v}`)),
+  randomToken(ALNUM, 12, 40).map(placed('env token', (v) => `export DEPLOY_TOKEN=${v}`)),
+  randomToken(ALNUM, 12, 40).map(placed('env password', (v) => `PASSWORD=${v}`)),
+  randomToken(ALNUM, 12, 40).map(placed('env passwd', (v) => `MYSQL_PASSWD=${v}`)),
+  randomToken(ALNUM, 12, 40).map(placed('env api key', (v) => `API_KEY=${v}`)),
+  randomToken(ALNUM, 12, 40).map(placed('yaml', (v) => `\napi_key: ${v}\n`)),
+  randomToken(ALNUM, 12, 40).map(placed('flag', (v) => `--token=${v}`)),
+  randomToken(ALNUM, 12, 40).map(placed('npmrc', (v) => `//registry.npmjs.org/:_authToken=${v}`)),
+  randomToken(`${ALNUM} !#`, 12, 40).map(placed('json password', (v) => `{"password": "${v}"}`)),
+  randomToken(ALNUM, 12, 40).map(placed('json apiKey', (v) => `{"apiKey":"${v}"}`)),
+  randomToken(ALNUM, 12, 40).map(placed('json client_secret', (v) => `{"client_secret": "${v}"}`)),
+];
+
+export const ENV_FILE = `# production settings
+DATABASE_URL=postgres://app:Sup3rS3cret!@db.prod.internal:5432/app
+REDIS_URL=redis://:r3d1sPassw0rd@cache:6379/0
+STRIPE_SECRET_KEY=sk_live_51H8xYzAbCdEfGhIjKlMnOpQr
+SLACK_BOT_TOKEN=xoxb-1234567890123-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx
+GITHUB_TOKEN=ghp_1234567890abcdefghijABCDEFGHIJ123456
+OPENAI_API_KEY=sk-proj-AbCdEf1234567890GhIjKlMnOpQrSt
+ANTHROPIC_API_KEY=sk-ant-api03-AbCdEf1234567890-GhIjKlMnOp_qrstuvwx
+AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE
+AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY
+GOOGLE_API_KEY=AIzaSyA1234567890abcdefghijklmnopqrstu
+SESSION_SECRET="correct horse battery staple"
+SECRET_KEY_BASE=9f8e7d6c5b4a39281706f5e4d3c2b1a0
+PORT=3000
+NODE_ENV=production
+`;
+
+export const ENV_FILE_SECRETS = [
+  'Sup3rS3cret!',
+  'r3d1sPassw0rd',
+  '51H8xYzAbCdEfGhIjKlMnOpQr',
+  'AbCdEfGhIjKlMnOpQrStUvWx',
+  '1234567890abcdefghijABCDEFGHIJ123456',
+  'AbCdEf1234567890GhIjKlMnOpQrSt',
+  'AbCdEf1234567890-GhIjKlMnOp_qrstuvwx',
+  'IOSFODNN7EXAMPLE',
+  'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  'SyA1234567890abcdefghijklmnopqrstu',
+  'correct horse battery staple',
+  '9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+];
+
+export const CURL_COMMANDS = `curl -s -X POST https://api.github.com/repos/o/r/issues -H "Authorization: token ghp_AAAAbbbbCCCCdddd1111222233334444eeee" -H 'Content-Type: application/json' -d '{"title":"x"}'
+curl -u deploy:Tr0ub4dor&3 https://artifacts.example.com/upload
+curl --user=ci:hunter2hunter2 https://nexus.example.com/repo
+curl -H "X-Api-Key: k3y-7f8a9b0c1d2e" https://api.example.com/v1/things
+curl --cookie "sessionid=8c1f0e2a9b; csrftoken=Zx9Yw8Vu7" https://app.example.com/
+curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U' https://api.example.com/me`;
+
+export const CURL_SECRETS = [
+  'ghp_AAAAbbbbCCCCdddd1111222233334444eeee',
+  'Tr0ub4dor&3',
+  'hunter2hunter2',
+  'k3y-7f8a9b0c1d2e',
+  '8c1f0e2a9b',
+  'Zx9Yw8Vu7',
+  'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+];
+
+export const NPMRC = `registry=https://registry.npmjs.org/
+//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789
+//npm.pkg.github.com/:_authToken=0123456789abcdef0123456789abcdef01234567
+_auth=dXNlcjpwYXNzd29yZA==
+always-auth=true
+`;
+
+export const DOCKER_CONFIG = `{
+  "auths": {
+    "https://index.docker.io/v1/": { "auth": "ZG9ja2VydXNlcjpkb2NrZXJwYXNz" },
+    "ghcr.io": { "auth": "Z2hjcnVzZXI6Z2hwX3NlY3JldA==", "identitytoken": "4f1a2b3c-refresh-token-value" }
+  },
+  "credsStore": "desktop"
+}`;
+
+export const CONNECTION_STRINGS = [
+  ['postgres://u:p4ssw0rd@h/db', 'p4ssw0rd'],
+  ['mongodb+srv://admin:pa55w0rd@cluster0.mongodb.net/db?retryWrites=true', 'pa55w0rd'],
+  ['mysql://root:t00r@localhost:3306/app', 't00r'],
+  ['amqp://guest:gu3st-pw@rabbit:5672/', 'gu3st-pw'],
+  ['redis://:s3cr3tRedis@cache:6379/0', 's3cr3tRedis'],
+  ['https://oauth2:glpat-AbCdEf123456@gitlab.com/g/p.git', 'glpat-AbCdEf123456'],
+] as const;
+
+/** Ordinary text and config that must come out unchanged. */
+export const ORDINARY_TEXT = [
+  'PORT=3000',
+  'REACT_VERSION=18',
+  'MONKEY_BARS=1',
+  'KEYBOARD=us',
+  'MAX_TOKENS=4096 TOKEN_LIMIT=100 PASSWORD_MIN_LENGTH=12',
+  'commit 3f786850e387550fdab836ed7e6dc881de23001b',
+  'digest: sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+  'request id 123e4567-e89b-12d3-a456-426614174000',
+  'The token expired, so the client asked for a new token.',
+  'Keep the secret recipe secret; the key to success is practice.',
+  'loading tokenizer from ./tokenizer.json; npm install tokenizers',
+  'Bearer authentication is required for this endpoint',
+  'the Authorization header was missing',
+  'open http://localhost:3000/path and git@github.com:org/repo.git',
+  'docker run -u 1000:1000 image; git push -u origin main; git checkout -b feature/x',
+  'const apiKey = process.env.API_KEY;',
+  'if (token == null) return;',
+  'password reset email sent to the user',
+  'ssh-keygen -t ed25519 -C "me@example.com"',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell variable reference, not a template
+  'PASSWORD=${DB_PASSWORD}',
+  'always-auth=true',
+  'key_count: 3',
+];
