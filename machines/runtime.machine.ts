@@ -11,6 +11,8 @@
  */
 import { setup } from 'xstate';
 import type { RunEvent } from '../src/events/schema.js';
+import { budgetMachine } from './budget.machine.js';
+import { spaceMachine } from './space.machine.js';
 
 export interface RuntimeContext {
   /** Spaces with a live supervisor. */
@@ -33,6 +35,10 @@ export const runtimeMachine = setup({
   types: {
     context: {} as RuntimeContext,
     events: {} as RuntimeEvent,
+  },
+  actors: {
+    space: spaceMachine,
+    budget: budgetMachine,
   },
   actions: {
     // Provided: they read the config and the store.

@@ -16,8 +16,8 @@ import { assign, sendTo, setup, stopChild } from 'xstate';
 import type { RunEvent } from '../src/events/schema.js';
 import type { DestinationKind, SpaceRoutingConfig } from '../src/routing/types.js';
 import type { ThreadAnchor } from '../src/surfaces/surface.js';
-import type { DeliveryOutput } from './delivery.machine.js';
-import type { TurnSettings } from './turn.machine.js';
+import { type DeliveryOutput, deliveryMachine } from './delivery.machine.js';
+import { type TurnSettings, turnMachine } from './turn.machine.js';
 
 export interface InboundAnchor {
   messageId: string;
@@ -95,6 +95,10 @@ export const spaceMachine = setup({
     context: {} as SpaceContext,
     events: {} as SpaceEvent,
     input: {} as SpaceInput,
+  },
+  actors: {
+    turn: turnMachine,
+    delivery: deliveryMachine,
   },
   actions: {
     // Provided: they format entries, resolve anchors, spawn children, persist.

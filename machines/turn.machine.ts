@@ -47,6 +47,11 @@ export interface TurnInput {
   settings: TurnSettings;
   /** Why the turn starts without a thread (shown once, top-level). */
   degradedReason?: string;
+  /**
+   * A persisted snapshot to resume from instead of starting fresh: the
+   * supervisor's restart/restore path (the logic is wrapped by `restorable`).
+   */
+  persisted?: unknown;
 }
 
 /** The frame being sent: rendered at send time, never queued. */
@@ -74,6 +79,8 @@ export interface TurnContext {
   log: TurnLogState | null;
   /** Entries appended to the current log message window (including carried ones). */
   appended: number;
+  /** Entries the turn received in all, for the turn view. */
+  entryCount: number;
   /** How many of those the last sent frame showed. */
   shown: number;
   frame: Frame | null;
@@ -230,6 +237,7 @@ export const turnMachine = setup({
     anchor: input.anchor,
     log: null,
     appended: 0,
+    entryCount: 0,
     shown: 0,
     frame: null,
     current: null,

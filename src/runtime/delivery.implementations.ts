@@ -2,8 +2,9 @@
 import { raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { deliveryMachine } from '../../machines/delivery.machine.js';
+import { platformOf } from '../events/schema.js';
 import type { PostRequest } from '../surfaces/surface.js';
-import { postActor } from './posting.js';
+import { postActor, surfaceResolver } from './posting.js';
 import type { TurnImplementationDeps } from './turn.implementations.js';
 
 export type DeliveryImplementations = Parameters<typeof deliveryMachine.provide>[0];
@@ -12,14 +13,15 @@ const channelOf = (request: PostRequest): string =>
   `${request.space}#${request.thread?.threadId ?? request.thread?.rootMessageId ?? ''}`;
 
 export function createDeliveryImplementations(deps: TurnImplementationDeps): DeliveryImplementations {
-  const { surface, store } = deps;
-  const budgetId = budgetSystemId(surface.platform);
+  const { store } = deps;
+  const surfaceFor = surfaceResolver(deps.surfaces);
+  const budgetOf = (request: PostRequest) => budgetSystemId(platformOf(request.space));
   const useBudget = (deps.budget ?? 'system') === 'system';
   return {
     actions: {
       bookTerminalSlot: useBudget
         ? sendTo(
-            ({ system }) => system.get(budgetId),
+            ({ system, context }) => system.get(budgetOf(context.request)),
             ({ context, self }) => ({
               type: 'budget.terminal.book' as const,
               cardId: `delivery:${self.id}`,
@@ -30,7 +32,7 @@ export function createDeliveryImplementations(deps: TurnImplementationDeps): Del
         : raise({ type: 'budget.funded' as const }),
       reportRateLimited: useBudget
         ? sendTo(
-            ({ system }) => system.get(budgetId),
+            ({ system, context }) => system.get(budgetOf(context.request)),
             ({ context }, params: { retryAfterMs: number }) => ({
               type: 'budget.rate-limited' as const,
               retryAfterMs: params.retryAfterMs,
@@ -40,7 +42,7 @@ export function createDeliveryImplementations(deps: TurnImplementationDeps): Del
         : () => {},
     },
     actors: {
-      postMessage: postActor(surface, store),
+      postMessage: postActor(surfaceFor, store),
     },
   };
 }

@@ -5,8 +5,15 @@
  * client id is looked up first.
  */
 import { fromPromise } from 'xstate';
+import { type Platform, platformOf } from '../events/schema.js';
 import type { TurnlogStore } from '../store/store.js';
-import type { ChatSurface, EditRequest, PostedMessage, PostRequest } from '../surfaces/surface.js';
+import {
+  type ChatSurface,
+  type EditRequest,
+  type PostedMessage,
+  type PostRequest,
+  SurfaceError,
+} from '../surfaces/surface.js';
 
 export type PostRefs = Pick<TurnlogStore, 'recordPost' | 'lookupPost'>;
 
@@ -26,8 +33,27 @@ export async function postOnce(
   return posted;
 }
 
-export const postActor = (surface: ChatSurface, refs: PostRefs | undefined) =>
-  fromPromise<PostedMessage, PostRequest>(({ input, signal }) => postOnce(surface, refs, input, signal));
+/** The surface that serves a platform-prefixed space. */
+export type SurfaceFor = (space: string) => ChatSurface;
 
-export const editActor = (surface: ChatSurface) =>
-  fromPromise<void, EditRequest>(({ input, signal }) => surface.edit(input, { signal }));
+export function surfaceResolver(surfaces: ChatSurface | Partial<Record<Platform, ChatSurface>>): SurfaceFor {
+  if (isSurface(surfaces)) return () => surfaces;
+  return (space) => {
+    const platform = platformOf(space);
+    const surface = surfaces[platform];
+    if (!surface) throw new SurfaceError('invalid', `no ${platform} surface is configured (space ${space})`);
+    return surface;
+  };
+}
+
+function isSurface(value: unknown): value is ChatSurface {
+  return typeof (value as ChatSurface).post === 'function';
+}
+
+export const postActor = (surfaceFor: SurfaceFor, refs: PostRefs | undefined) =>
+  fromPromise<PostedMessage, PostRequest>(({ input, signal }) =>
+    postOnce(surfaceFor(input.space), refs, input, signal),
+  );
+
+export const editActor = (surfaceFor: SurfaceFor) =>
+  fromPromise<void, EditRequest>(({ input, signal }) => surfaceFor(input.space).edit(input, { signal }));

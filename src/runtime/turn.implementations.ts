@@ -6,6 +6,7 @@
 import { assign, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { type Frame, type TurnContext, turnMachine } from '../../machines/turn.machine.js';
+import { type Platform, platformOf } from '../events/schema.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 import {
   appendEntry,
@@ -16,10 +17,11 @@ import {
   type TurnLogState,
 } from '../turnlog/log.js';
 import type { CondenseOpts, TurnLogEntry } from '../turnlog/types.js';
-import { editActor, type PostRefs, postActor } from './posting.js';
+import { editActor, type PostRefs, postActor, surfaceResolver } from './posting.js';
 
 export interface TurnImplementationDeps {
-  surface: ChatSurface;
+  /** One surface, or one per platform (the space's prefix picks it). */
+  surfaces: ChatSurface | Partial<Record<Platform, ChatSurface>>;
   /** `system`: talk to the budget actor `budget:<platform>`; `unlimited`: grant every request at once (tests). */
   budget?: 'system' | 'unlimited';
   /** Records post refs by client id, so a retried post on a platform without idempotent creates finds its message. */
@@ -63,8 +65,9 @@ const channelOf = (context: TurnContext): string =>
 export type TurnImplementations = Parameters<typeof turnMachine.provide>[0];
 
 export function createTurnImplementations(deps: TurnImplementationDeps): TurnImplementations {
-  const { surface, store } = deps;
-  const budgetId = budgetSystemId(surface.platform);
+  const { store } = deps;
+  const surfaceFor = surfaceResolver(deps.surfaces);
+  const budgetOf = ({ context }: { context: TurnContext }) => budgetSystemId(platformOf(context.space));
   const useBudget = (deps.budget ?? 'system') === 'system';
 
   return {
@@ -72,6 +75,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       appendEntry: assign(({ context }, params: { entry: TurnLogEntry }) => ({
         log: appendEntry(logOf(context), params.entry, condenseOpts(context)),
         appended: context.appended + 1,
+        entryCount: context.entryCount + 1,
       })),
       prepareFrame: assign(({ context }) => {
         const result = renderTurnLog(logOf(context), condenseOpts(context));
@@ -105,7 +109,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       })),
       requestProgressToken: useBudget
         ? sendTo(
-            ({ system }) => system.get(budgetId),
+            ({ system, context }) => system.get(budgetOf({ context })),
             ({ context, self }) => ({
               type: 'budget.progress.request' as const,
               cardId: context.turnId,
@@ -116,7 +120,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         : raise({ type: 'budget.granted' as const }),
       bookTerminalSlot: useBudget
         ? sendTo(
-            ({ system }) => system.get(budgetId),
+            ({ system, context }) => system.get(budgetOf({ context })),
             ({ context, self }) => ({
               type: 'budget.terminal.book' as const,
               cardId: context.turnId,
@@ -127,7 +131,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         : raise({ type: 'budget.funded' as const }),
       reportRateLimited: useBudget
         ? sendTo(
-            ({ system }) => system.get(budgetId),
+            ({ system, context }) => system.get(budgetOf({ context })),
             ({ context }, params: { retryAfterMs: number }) => ({
               type: 'budget.rate-limited' as const,
               retryAfterMs: params.retryAfterMs,
@@ -137,14 +141,14 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         : () => {},
       releaseCard: useBudget
         ? sendTo(
-            ({ system }) => system.get(budgetId),
+            ({ system, context }) => system.get(budgetOf({ context })),
             ({ context }) => ({ type: 'budget.card.closed' as const, cardId: context.turnId }),
           )
         : () => {},
     },
     actors: {
-      postMessage: postActor(surface, store),
-      editMessage: editActor(surface),
+      postMessage: postActor(surfaceFor, store),
+      editMessage: editActor(surfaceFor),
     },
   };
 }

@@ -1,0 +1,411 @@
+/**
+ * `createRuntime({config, surfaces, store?, clock?})` (CONTRACTS.md §5):
+ * validates, redacts and sequences each event, keeps the run record, and
+ * drives the XState actor system (runtime → budgets + space supervisors →
+ * turns and deliveries) against the given surfaces. Every live turn's
+ * persisted snapshot is saved on every transition; a runtime created on the
+ * same store resumes the live turns (timers re-armed) and keeps editing the
+ * same log messages.
+ */
+import {
+  type AnyActorRef,
+  type AnyMachineSnapshot,
+  createActor,
+  enqueueActions,
+  type InspectionEvent,
+  type Snapshot,
+  sendTo,
+} from 'xstate';
+import { budgetMachine } from '../machines/budget.machine.js';
+import { budgetSystemId } from '../machines/budget.protocol.js';
+import { runtimeMachine, spaceChildId } from '../machines/runtime.machine.js';
+import {
+  type InboundAnchor,
+  type SpaceSettings,
+  spaceMachine,
+  type TurnRecord,
+} from '../machines/space.machine.js';
+import type { TurnContext } from '../machines/turn.machine.js';
+import { budgetDefaults } from './budget/config.js';
+import { createBudgetImplementations } from './budget/implementations.js';
+import { type Clock, systemClock } from './clock.js';
+import { resolveConfig, type TurnlogConfig, type TurnlogConfigInput } from './config.js';
+import { parseRunEvent } from './events/parse.js';
+import { redactRunEvent } from './events/redact-event.js';
+import { type Platform, platformOf, type RunEvent } from './events/schema.js';
+import { TurnSequencer } from './events/sequence.js';
+import { createSpaceImplementations } from './runtime/space.implementations.js';
+import { createMemoryStore } from './store/memory.js';
+import type { PersistedTurn, TurnlogStore, TurnSummary } from './store/store.js';
+import type { ChatSurface } from './surfaces/surface.js';
+import type { CondenseStrategy } from './turnlog/types.js';
+
+export interface RuntimeLogger {
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface RuntimeOptions {
+  config?: TurnlogConfigInput;
+  /** One surface per platform the runtime serves (`gchat`, `slack`, `discord`). */
+  surfaces: Partial<Record<Platform, ChatSurface>>;
+  /** Default: an in-memory store. */
+  store?: TurnlogStore;
+  /** Default: the system clock. Tests pass XState's `SimulatedClock`. */
+  clock?: Clock;
+  /** XState inspection (e.g. `createInspector()` from src/viz/inspect.ts). */
+  inspect?: (event: InspectionEvent) => void;
+  logger?: RuntimeLogger;
+}
+
+export type IngestResult = { ok: true; event: RunEvent } | { ok: false; error: string };
+
+/** `GET /v1/turns/:turnId` (CONTRACTS.md §2). */
+export interface TurnView {
+  turnId: string;
+  space: string;
+  /** The turn machine's state (`debouncing.waiting`), or `ended`. */
+  state: string;
+  /** Log entries the turn received. */
+  entries: number;
+  logMessages: { messageId: string; threadId?: string; final: boolean }[];
+  degraded: boolean;
+  outcome?: string;
+  warnings?: string[];
+  deadLetters?: number;
+}
+
+export interface Runtime {
+  /** Validates, redacts, sequences and applies one event; a refused one is kept as a dead letter. */
+  ingest(input: unknown): IngestResult;
+  /** The live view of a turn, or the summary of a finished one (recent ones in memory). */
+  turn(turnId: string): TurnView | undefined;
+  /** The summary of a finished turn from the store, when it is no longer in memory. */
+  finishedTurn(turnId: string): Promise<TurnView | undefined>;
+  /** Resolves once the turns persisted by an earlier runtime are restored. */
+  readonly ready: Promise<void>;
+  /** Stops every actor. Live turns stay persisted in the store for the next runtime. */
+  stop(): Promise<void>;
+  /** The root actor (for inspection and tests). */
+  readonly actor: AnyActorRef;
+}
+
+const consoleLogger: RuntimeLogger = {
+  warn: (message, fields) => console.warn(`turnlog: ${message}`, fields ?? ''),
+  error: (message, fields) => console.error(`turnlog: ${message}`, fields ?? ''),
+};
+
+/** What the runtime remembers of recently finished turns without asking the store. */
+const RECENT_SUMMARIES = 1000;
+
+export function spaceSettingsFor(config: TurnlogConfig, space: string): SpaceSettings {
+  const { visibility, runtime } = config;
+  const own = config.spaces[space] ?? {};
+  return {
+    routing: {
+      threads: visibility.threads,
+      ...(own.threadsDisabled !== undefined ? { threadsDisabled: own.threadsDisabled } : {}),
+      ...(own.dm !== undefined ? { dm: own.dm } : {}),
+      filters: visibility.filters,
+    },
+    turn: {
+      editDebounceMs: visibility.threadLog.editDebounceMs,
+      maxChars: visibility.threadLog.maxLogMessageChars,
+      strategy: visibility.threadLog.condenseStrategy as CondenseStrategy,
+      editRetryMs: runtime.editRetryMs,
+      terminalAttempts: runtime.terminalAttempts,
+    },
+    anchorCapacity: runtime.anchorCapacity,
+    maxRestarts: runtime.maxTurnRestarts,
+    finalReplyInThread: visibility.finalReplyInThread,
+  };
+}
+
+function stateString(value: AnyMachineSnapshot['value']): string {
+  if (typeof value === 'string') return value;
+  return Object.entries(value)
+    .map(([key, inner]) => `${key}.${stateString(inner as AnyMachineSnapshot['value'])}`)
+    .join(',');
+}
+
+function viewOf(snapshot: AnyMachineSnapshot): TurnView {
+  const context = snapshot.context as TurnContext;
+  return {
+    turnId: context.turnId,
+    space: context.space,
+    state: snapshot.status === 'done' ? 'ended' : stateString(snapshot.value),
+    entries: context.entryCount,
+    logMessages: context.logMessages.map((m) => ({ ...m })),
+    degraded: context.degradedReason !== null,
+    ...(context.outcome ? { outcome: context.outcome } : {}),
+    warnings: [...context.warnings],
+    deadLetters: context.deadLetters.reduce((n, d) => n + d.entries.length, 0),
+  };
+}
+
+function summaryOf(view: TurnView, endedAt: number): TurnSummary {
+  return {
+    turnId: view.turnId,
+    space: view.space,
+    state: view.state,
+    outcome: view.outcome ?? null,
+    degraded: view.degraded,
+    logMessages: view.logMessages,
+    entries: view.entries,
+    deadLetters: view.deadLetters ?? 0,
+    endedAt,
+  };
+}
+
+const fromSummary = (summary: TurnSummary): TurnView => ({
+  turnId: summary.turnId,
+  space: summary.space,
+  state: summary.state,
+  entries: summary.entries,
+  logMessages: summary.logMessages,
+  degraded: summary.degraded,
+  ...(summary.outcome ? { outcome: summary.outcome } : {}),
+  deadLetters: summary.deadLetters,
+});
+
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const config = resolveConfig(options.config ?? {});
+  const clock = options.clock ?? systemClock;
+  const store = options.store ?? createMemoryStore();
+  const logger = options.logger ?? consoleLogger;
+  const surfaces = options.surfaces;
+  const platforms = (Object.keys(surfaces) as Platform[]).filter((p) => surfaces[p] !== undefined);
+  if (platforms.length === 0)
+    throw new Error('createRuntime: give at least one surface (surfaces.gchat, .slack or .discord)');
+
+  const sequencer = new TurnSequencer({ now: () => clock.now() });
+  /** Latest persisted snapshot of every live turn, for restarting a crashed one without a store round trip. */
+  const snapshots = new Map<string, { space: string; snapshot: Snapshot<unknown> }>();
+  const recent = new Map<string, TurnView>();
+  /** Turns to restore, grouped by space, filled before `ready` resolves. */
+  const toRestore = new Map<string, { turnId: string; record: TurnRecord; snapshot: unknown }[]>();
+  const anchorsToRestore = new Map<string, InboundAnchor[]>();
+
+  const persistFailure = (what: string) => (error: unknown) =>
+    logger.error(`store: ${what} failed`, { error: error instanceof Error ? error.message : String(error) });
+  const persist = (what: string, result: unknown) => {
+    if (result instanceof Promise) result.catch(persistFailure(what));
+  };
+
+  const spaceLogic = spaceMachine.provide(
+    createSpaceImplementations({
+      surfaces,
+      budget: 'system',
+      store,
+      format: {
+        maxToolPreview: config.visibility.threadLog.maxToolPreview,
+        ...(config.visibility.timeZone ? { timeZone: config.visibility.timeZone } : {}),
+      },
+      now: () => clock.now(),
+      snapshotOf: (turnId) => snapshots.get(turnId)?.snapshot,
+      onWarning: (space, message) => logger.warn(message, { space }),
+    }),
+  );
+  const budgetLogic = budgetMachine.provide(createBudgetImplementations({ now: () => clock.now() }));
+  const spaceInput = (space: string) => {
+    const anchors = anchorsToRestore.get(space) ?? [];
+    anchorsToRestore.delete(space);
+    return { space, settings: spaceSettingsFor(config, space), anchors };
+  };
+
+  const machine = runtimeMachine.provide({
+    actors: { space: spaceLogic, budget: budgetLogic },
+    actions: {
+      spawnBudgets: enqueueActions(({ enqueue }) => {
+        for (const platform of platforms) {
+          const id = budgetSystemId(platform);
+          enqueue.spawnChild('budget', { id, systemId: id, input: budgetInput(config, platform) });
+        }
+      }),
+      spawnSpace: enqueueActions(({ enqueue, context }, params) => {
+        enqueue.spawnChild('space', { id: spaceChildId(params.space), input: spaceInput(params.space) });
+        enqueue.assign({ spaces: { ...context.spaces, [params.space]: true } });
+      }),
+      forwardToSpace: sendTo(
+        (_, params: { event: RunEvent }) => spaceChildId(params.event.space),
+        (_, params: { event: RunEvent }) => ({ type: 'space.event' as const, event: params.event }),
+      ),
+      restoreSpaces: enqueueActions(({ enqueue, context }, params) => {
+        const spaces = { ...context.spaces };
+        for (const space of params.spaces) {
+          if (!spaces[space]) {
+            enqueue.spawnChild('space', { id: spaceChildId(space), input: spaceInput(space) });
+            spaces[space] = true;
+          }
+          const turns = toRestore.get(space) ?? [];
+          toRestore.delete(space);
+          enqueue.sendTo(spaceChildId(space), { type: 'space.restore', turns });
+        }
+        enqueue.assign({ spaces });
+      }),
+      restartSpace: enqueueActions(({ enqueue, context }, params) => {
+        logger.error(`space ${params.space} failed; starting it again and restoring its live turns`, {
+          error: String(params.error),
+        });
+        const restarts = (context.spaceRestarts[params.space] ?? 0) + 1;
+        enqueue.stopChild(spaceChildId(params.space));
+        enqueue.spawnChild('space', { id: spaceChildId(params.space), input: spaceInput(params.space) });
+        const turns = [...snapshots.entries()]
+          .filter(([, s]) => s.space === params.space)
+          .map(([turnId, s]) => ({ turnId, record: recordFromSnapshot(s.snapshot), snapshot: s.snapshot }));
+        enqueue.sendTo(spaceChildId(params.space), { type: 'space.restore', turns });
+        enqueue.assign({ spaceRestarts: { ...context.spaceRestarts, [params.space]: restarts } });
+      }),
+      restartBudget: enqueueActions(({ enqueue }, params) => {
+        logger.error(`${params.childId} failed; starting it again with a fresh bucket`, {
+          error: String(params.error),
+        });
+        const platform = platforms.find((p) => params.childId === budgetSystemId(p));
+        if (!platform) return;
+        enqueue.stopChild(params.childId);
+        const id = budgetSystemId(platform);
+        enqueue.spawnChild('budget', { id, systemId: id, input: budgetInput(config, platform) });
+      }),
+    },
+  });
+
+  const onInspect = (event: InspectionEvent) => {
+    options.inspect?.(event);
+    if (event.type !== '@xstate.snapshot') return;
+    const ref = event.actorRef as AnyActorRef;
+    if (!ref.id.startsWith('turn:')) return;
+    const snapshot = event.snapshot as AnyMachineSnapshot;
+    const context = snapshot.context as TurnContext | undefined;
+    if (!context?.turnId) return;
+    if (snapshot.status === 'active') {
+      const persisted = ref.getPersistedSnapshot();
+      snapshots.set(context.turnId, { space: context.space, snapshot: persisted });
+      persist(
+        'saveTurn',
+        store.saveTurn({
+          turnId: context.turnId,
+          space: context.space,
+          snapshot: persisted,
+          updatedAt: clock.now(),
+        }),
+      );
+    } else if (snapshot.status === 'done' && snapshots.has(context.turnId)) {
+      snapshots.delete(context.turnId);
+      const view = viewOf(snapshot);
+      recent.set(view.turnId, view);
+      if (recent.size > RECENT_SUMMARIES) recent.delete(recent.keys().next().value as string);
+      persist('finishTurn', store.finishTurn(summaryOf(view, clock.now())));
+    }
+  };
+
+  const root = createActor(machine, { clock, inspect: onInspect });
+  root.subscribe({ error: (error) => logger.error('runtime actor failed', { error: String(error) }) });
+
+  let started = false;
+  const pending: RunEvent[] = [];
+
+  function apply(event: RunEvent): void {
+    if (!started) {
+      pending.push(event);
+      return;
+    }
+    root.send({ type: 'runtime.event', event });
+  }
+
+  const ready = (async () => {
+    const live = await store.liveTurns();
+    for (const turn of live) {
+      const list = toRestore.get(turn.space) ?? [];
+      list.push({ turnId: turn.turnId, record: recordFromSnapshot(turn.snapshot), snapshot: turn.snapshot });
+      toRestore.set(turn.space, list);
+      snapshots.set(turn.turnId, { space: turn.space, snapshot: turn.snapshot as Snapshot<unknown> });
+      await restoreSequence(turn);
+    }
+    for (const space of toRestore.keys()) {
+      anchorsToRestore.set(space, await store.anchors(space, config.runtime.anchorCapacity));
+    }
+    root.start();
+    started = true;
+    if (toRestore.size > 0) root.send({ type: 'runtime.restore', spaces: [...toRestore.keys()] });
+    for (const event of pending.splice(0)) root.send({ type: 'runtime.event', event });
+  })();
+
+  async function restoreSequence(turn: PersistedTurn): Promise<void> {
+    const events = await store.events(turn.turnId);
+    const last = events.reduce((max, e) => Math.max(max, e.seq ?? 0), 0);
+    const snap = sequencer.snapshot();
+    sequencer.restore({
+      ...snap,
+      open: [...snap.open.filter(([id]) => id !== turn.turnId), [turn.turnId, last]],
+    });
+  }
+
+  function reject(source: string, error: string, input: unknown): IngestResult {
+    persist(
+      'deadLetter',
+      store.deadLetter({
+        at: clock.now(),
+        source,
+        reason: error,
+        payload: typeof input === 'string' ? input : safeJson(input),
+      }),
+    );
+    return { ok: false, error };
+  }
+
+  return {
+    actor: root,
+    ready,
+    ingest(input) {
+      const parsed = parseRunEvent(input);
+      if (!parsed.ok) return reject('ingest', parsed.error, input);
+      const platform = platformOf(parsed.event.space);
+      if (!surfaces[platform]) {
+        return reject(
+          'ingest',
+          `no ${platform} surface is configured for space ${parsed.event.space}`,
+          input,
+        );
+      }
+      const stamped = sequencer.stamp(redactRunEvent(parsed.event));
+      if (!stamped.ok) return reject('ingest', stamped.error, input);
+      persist('appendEvent', store.appendEvent(stamped.event));
+      apply(stamped.event);
+      return { ok: true, event: stamped.event };
+    },
+    turn(turnId) {
+      for (const space of Object.values(root.getSnapshot().children)) {
+        const child = (space as AnyActorRef | undefined)?.getSnapshot().children?.[`turn:${turnId}`] as
+          | AnyActorRef
+          | undefined;
+        if (child) return viewOf(child.getSnapshot() as AnyMachineSnapshot);
+      }
+      return recent.get(turnId);
+    },
+    async finishedTurn(turnId) {
+      const summary = await store.turnSummary(turnId);
+      return summary ? fromSummary(summary) : undefined;
+    },
+    async stop() {
+      await ready;
+      root.stop();
+    },
+  };
+}
+
+function budgetInput(config: TurnlogConfig, platform: Platform) {
+  return { ...budgetDefaults(platform), ...config.budgets[platform], platform };
+}
+
+function recordFromSnapshot(snapshot: unknown): TurnRecord {
+  const context = (snapshot as { context?: Partial<TurnContext> }).context;
+  return { anchor: context?.anchor ?? null, dm: false, restarts: 0, mode: 'live' };
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

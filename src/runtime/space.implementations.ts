@@ -1,0 +1,262 @@
+/**
+ * The space supervisor's implementations: routing (routeEvent), formatting
+ * (formatTurnLogEntry), spawning turns (fresh or from a persisted snapshot),
+ * deliveries (answers, cards, top-level entries) and the anchors it persists.
+ */
+import { enqueueActions, type Snapshot } from 'xstate';
+import { type SpaceContext, type spaceMachine, turnChildId } from '../../machines/space.machine.js';
+import type { TurnInput } from '../../machines/turn.machine.js';
+import type { RunEvent } from '../events/schema.js';
+import { routeEvent } from '../routing/route.js';
+import type { Destination } from '../routing/types.js';
+import type { TurnlogStore } from '../store/store.js';
+import type { ThreadAnchor } from '../surfaces/surface.js';
+import { formatTurnLogEntry, renderEntryLine } from '../turnlog/format.js';
+import { provideDeliveryMachine } from './delivery.implementations.js';
+import { restorable } from './restorable.js';
+import { provideTurnMachine, type TurnImplementationDeps } from './turn.implementations.js';
+
+export interface SpaceImplementationDeps extends TurnImplementationDeps {
+  store?: TurnlogStore;
+  /** `HH:MM:SS` stamps and the tool preview cap. */
+  format: { maxToolPreview: number; timeZone?: string };
+  now: () => number;
+  /** The latest persisted snapshot of each live turn (kept by the runtime), for restarting a crashed one. */
+  snapshotOf: (turnId: string) => Snapshot<unknown> | undefined;
+  /** Warnings worth a log line (unknown turn, missing anchor, crashed turn …). */
+  onWarning?: (space: string, message: string) => void;
+}
+
+export type SpaceImplementations = Parameters<typeof spaceMachine.provide>[0];
+
+/** Subagent nesting shown as indentation: the parent agent 0, a subagent 1, a nested one 2. */
+function depthOf(event: RunEvent): number {
+  const nested = event.parentSubagentId !== undefined ? 1 : 0;
+  // A subagent's own status line sits at its parent's level.
+  if (event.type === 'subagent') return nested;
+  return event.subagentId !== undefined ? 1 + nested : 0;
+}
+
+function routeFor(context: SpaceContext, event: RunEvent): Destination {
+  const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
+  const dm = context.settings.routing.dm === true || record?.dm === true;
+  return routeEvent(event, { ...context.settings.routing, dm });
+}
+
+/** The turn's anchor: the root the host named, or a recent inbound message it referred to. */
+function resolveAnchor(
+  context: SpaceContext,
+  event: Extract<RunEvent, { type: 'turn_started' }>,
+): { anchor: ThreadAnchor | null; reason?: string } {
+  if (event.root) {
+    return {
+      anchor: {
+        rootMessageId: event.root.messageId,
+        ...(event.root.threadId ? { threadId: event.root.threadId } : {}),
+      },
+    };
+  }
+  if (event.rootRef) {
+    const found = [...context.anchors].reverse().find((a) => a.ref === event.rootRef);
+    if (found) {
+      return {
+        anchor: { rootMessageId: found.messageId, ...(found.threadId ? { threadId: found.threadId } : {}) },
+      };
+    }
+    return {
+      anchor: null,
+      reason: `root message ${event.rootRef} is not among the last ${context.settings.anchorCapacity} inbound messages`,
+    };
+  }
+  return { anchor: null, reason: 'the turn has no root message' };
+}
+
+export function createSpaceImplementations(deps: SpaceImplementationDeps): SpaceImplementations {
+  const turnLogic = restorable(provideTurnMachine(deps));
+  const deliveryLogic = provideDeliveryMachine(deps);
+
+  /** One log line for an event that goes top-level instead of into a thread log. */
+  const lineOf = (event: RunEvent): string => {
+    const entry = formatTurnLogEntry(event, { ...deps.format, now: deps.now(), depth: depthOf(event) });
+    if (entry) return renderEntryLine(entry);
+    return 'text' in event && typeof event.text === 'string' ? event.text : event.type;
+  };
+
+  const clientIdOf = (event: RunEvent, what: string): string | undefined =>
+    event.turnId !== undefined && event.seq !== undefined
+      ? `${event.turnId}:${what}:${event.seq}`
+      : undefined;
+
+  return {
+    actors: {
+      turn: turnLogic,
+      delivery: deliveryLogic,
+    },
+    guards: {
+      routesTo: ({ context }, params) => routeFor(context, params.event).kind === params.kind,
+      routesToLiveTurnLog: ({ context }, params) =>
+        params.event.turnId !== undefined &&
+        context.turns[params.event.turnId]?.mode === 'live' &&
+        routeFor(context, params.event).kind === 'thread-log',
+    },
+    actions: {
+      startTurn: enqueueActions(({ context, enqueue }, params) => {
+        const event = params.event as Extract<RunEvent, { type: 'turn_started' }>;
+        const turnId = event.turnId;
+        const { anchor, reason } = resolveAnchor(context, event);
+        const dm = event.dm === true || context.settings.routing.dm === true;
+        if (reason && !dm && threadsOn(context)) {
+          deps.onWarning?.(context.space, `turn ${turnId}: ${reason}; its log goes top-level`);
+        }
+        const input: TurnInput = {
+          turnId,
+          space: context.space,
+          anchor,
+          settings: context.settings.turn,
+          ...(reason ? { degradedReason: reason } : {}),
+        };
+        enqueue.spawnChild('turn', { id: turnChildId(turnId), input });
+        enqueue.assign({
+          turns: { ...context.turns, [turnId]: { anchor, dm, restarts: 0, mode: 'live' } },
+        });
+      }),
+      forwardEntry: enqueueActions(({ enqueue }, params) => {
+        const event = params.event;
+        const entry = formatTurnLogEntry(event, { ...deps.format, now: deps.now(), depth: depthOf(event) });
+        if (entry && event.turnId !== undefined) {
+          enqueue.sendTo(turnChildId(event.turnId), { type: 'turn.log', entry });
+        }
+      }),
+      deliverOrphan: enqueueActions(({ context, enqueue }, params) => {
+        deps.onWarning?.(context.space, params.reason);
+        enqueue.spawnChild('delivery', {
+          id: `delivery:${context.deliveries}`,
+          input: {
+            purpose: 'top-level entry',
+            request: {
+              space: context.space,
+              text: lineOf(params.event),
+              ...optionalClientId(clientIdOf(params.event, 'orphan')),
+            },
+          },
+        });
+        enqueue.assign({ deliveries: context.deliveries + 1 });
+      }),
+      deliverCard: enqueueActions(({ context, enqueue }, params) => {
+        const event = params.event as Extract<RunEvent, { type: 'policy_request' }>;
+        const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
+        const thread = record?.mode === 'live' && threadsOn(context) ? record.anchor : null;
+        const title = event.title ?? 'Approval needed';
+        const text = `🔐 ${title}: ${[event.command, ...(event.args ?? [])].join(' ')}`;
+        enqueue.spawnChild('delivery', {
+          id: `delivery:${context.deliveries}`,
+          input: {
+            purpose: 'policy card',
+            request: {
+              space: context.space,
+              text,
+              ...(thread ? { thread } : {}),
+              card: {
+                requestId: event.requestId,
+                title,
+                command: event.command,
+                ...(event.args ? { args: event.args } : {}),
+              },
+              ...optionalClientId(clientIdOf(event, 'card')),
+            },
+          },
+        });
+        enqueue.assign({ deliveries: context.deliveries + 1 });
+      }),
+      deliverTopLevel: enqueueActions(({ context, enqueue }, params) => {
+        const event = params.event;
+        const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
+        const isAnswer = event.type === 'answer';
+        const thread =
+          isAnswer &&
+          context.settings.finalReplyInThread &&
+          record?.anchor &&
+          threadsOn(context) &&
+          !record.dm
+            ? record.anchor
+            : null;
+        enqueue.spawnChild('delivery', {
+          id: `delivery:${context.deliveries}`,
+          input: {
+            purpose: isAnswer ? 'answer' : 'top-level entry',
+            request: {
+              space: context.space,
+              text: isAnswer ? event.text : lineOf(event),
+              ...(thread ? { thread } : {}),
+              ...optionalClientId(clientIdOf(event, isAnswer ? 'answer' : 'top')),
+            },
+          },
+        });
+        enqueue.assign({ deliveries: context.deliveries + 1 });
+      }),
+      restoreTurns: enqueueActions(({ context, enqueue, event }) => {
+        if (event.type !== 'space.restore') return;
+        const turns = { ...context.turns };
+        for (const restored of event.turns) {
+          enqueue.spawnChild('turn', {
+            id: turnChildId(restored.turnId),
+            input: {
+              ...(restoredInput(restored.snapshot) ?? placeholderInput(context, restored.turnId)),
+              persisted: restored.snapshot,
+            },
+          });
+          enqueue.sendTo(turnChildId(restored.turnId), { type: 'turn.recover' });
+          turns[restored.turnId] = restored.record;
+        }
+        enqueue.assign({ turns });
+      }),
+      restartTurn: enqueueActions(({ context, enqueue }, params) => {
+        const record = context.turns[params.turnId];
+        const persisted = deps.snapshotOf(params.turnId);
+        if (!record || persisted === undefined) return;
+        deps.onWarning?.(
+          context.space,
+          `turn ${params.turnId} crashed (${String(params.error)}); restarting from its last snapshot (${record.restarts + 1}/${context.settings.maxRestarts})`,
+        );
+        enqueue.stopChild(turnChildId(params.turnId));
+        enqueue.spawnChild('turn', {
+          id: turnChildId(params.turnId),
+          input: { ...placeholderInput(context, params.turnId), persisted },
+        });
+        enqueue.sendTo(turnChildId(params.turnId), { type: 'turn.recover' });
+        enqueue.assign({
+          turns: { ...context.turns, [params.turnId]: { ...record, restarts: record.restarts + 1 } },
+        });
+      }),
+      persistAnchor: ({ context }, params) => {
+        void deps.store?.saveAnchor(context.space, params.anchor);
+      },
+      forgetTurn: () => {},
+    },
+  };
+}
+
+const threadsOn = (context: SpaceContext): boolean =>
+  context.settings.routing.threads && context.settings.routing.threadsDisabled !== true;
+
+const optionalClientId = (clientId: string | undefined) => (clientId ? { clientId } : {});
+
+/** Input of a turn restored from a snapshot: only used when the snapshot cannot be read. */
+function placeholderInput(context: SpaceContext, turnId: string): TurnInput {
+  return { turnId, space: context.space, anchor: null, settings: context.settings.turn };
+}
+
+function restoredInput(snapshot: unknown): TurnInput | undefined {
+  const ctx = (
+    snapshot as {
+      context?: {
+        turnId?: string;
+        space?: string;
+        anchor?: ThreadAnchor | null;
+        settings?: TurnInput['settings'];
+      };
+    }
+  )?.context;
+  if (!ctx?.turnId || !ctx.space || !ctx.settings) return undefined;
+  return { turnId: ctx.turnId, space: ctx.space, anchor: ctx.anchor ?? null, settings: ctx.settings };
+}

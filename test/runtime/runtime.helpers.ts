@@ -1,0 +1,77 @@
+/** A runtime on the memory surface with a simulated clock, for actor-level end-to-end tests. */
+import { SimulatedClock } from 'xstate';
+import type { TurnlogConfigInput } from '../../src/config.js';
+import type { Platform } from '../../src/events/schema.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createMemoryStore } from '../../src/store/memory.js';
+import type { TurnlogStore } from '../../src/store/store.js';
+import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
+
+export const SPACE = 'gchat:spaces/AAAA';
+
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 8; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+export interface Harness {
+  runtime: Runtime;
+  surface: MemorySurface;
+  clock: SimulatedClock;
+  store: TurnlogStore;
+  warnings: string[];
+  send(event: Record<string, unknown>): void;
+  advance(ms: number): Promise<void>;
+  /** A person's message in the space, recorded as an inbound anchor with `ref`. */
+  userMessage(ref: string, opts?: { threadId?: string }): { messageId: string; threadId: string };
+}
+
+export async function startRuntime(
+  opts: {
+    config?: TurnlogConfigInput;
+    platform?: Platform;
+    space?: string;
+    surface?: MemorySurface;
+    store?: TurnlogStore;
+    clock?: SimulatedClock;
+  } = {},
+): Promise<Harness> {
+  const clock = opts.clock ?? new SimulatedClock();
+  const platform = opts.platform ?? 'gchat';
+  const space = opts.space ?? SPACE;
+  const surface = opts.surface ?? createMemorySurface({ platform, now: () => clock.now() });
+  const store = opts.store ?? createMemoryStore();
+  const warnings: string[] = [];
+  const runtime = createRuntime({
+    config: opts.config ?? {},
+    surfaces: { [platform]: surface },
+    store,
+    clock,
+    logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(`error: ${m}`) },
+  });
+  await runtime.ready;
+  const send = (event: Record<string, unknown>) => {
+    const result = runtime.ingest({ space, ...event });
+    if (!result.ok) throw new Error(result.error);
+  };
+  return {
+    runtime,
+    surface,
+    clock,
+    store,
+    warnings,
+    send,
+    async advance(ms) {
+      clock.increment(ms);
+      await settle();
+    },
+    userMessage(ref, o = {}) {
+      const posted = surface.inbound({
+        space,
+        text: `user message ${ref}`,
+        ...(o.threadId ? { threadId: o.threadId } : {}),
+      });
+      send({ type: 'inbound', messageId: posted.messageId, threadId: posted.threadId, ref });
+      return posted;
+    },
+  };
+}
