@@ -2,7 +2,10 @@
  * A Web API call's arguments as Slack reads them: form fields
  * (`application/x-www-form-urlencoded`, the web-api client's default, where
  * arrays such as `blocks` arrive JSON-encoded) or a JSON object, plus query
- * parameters; the token from `Authorization: Bearer …` or a `token` field.
+ * parameters; the token from `Authorization: Bearer …` or a `token` form
+ * field. Slack refuses a token in a JSON body ("you must provide your token
+ * value using an Authorization HTTP header") or in the query string (apps
+ * created since February 2021): there it counts as no token.
  */
 import type { EmulatorRequest } from '../core/index.js';
 
@@ -29,9 +32,8 @@ export function readSlackArgs(req: EmulatorRequest): SlackArgs {
     ...(isRecord(req.body) ? req.body : {}),
   };
   const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
-  // Slack ignores a `token` inside a JSON body: JSON callers must use the header.
-  const fieldToken = isJsonBody(req) ? undefined : fields.token;
-  const token = bearer ?? (typeof fieldToken === 'string' && fieldToken !== '' ? fieldToken : null);
+  const formToken = !isJsonBody(req) && isRecord(req.body) ? req.body.token : undefined;
+  const token = bearer ?? (typeof formToken === 'string' && formToken !== '' ? formToken : null);
   return { token, fields };
 }
 

@@ -194,7 +194,7 @@ function blockLines(each: Block): string[] {
         (line): line is string => line !== undefined,
       );
     case 'context':
-      return [each.elements.map((element) => (element.type === 'image' ? '' : element.text)).join(' ')];
+      return [each.elements.flatMap((element) => (element.type === 'image' ? [] : [element.text])).join(' ')];
     case 'header':
       return [each.text.text];
     case 'markdown':

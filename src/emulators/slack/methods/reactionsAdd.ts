@@ -5,6 +5,7 @@
  */
 import { stringArg } from '../args.js';
 import { slackError } from '../errors.js';
+import { TS_PATTERN } from '../ids.js';
 import { liveMessage, readChannel, type SlackMethod } from '../slackCall.js';
 
 /** An emoji name without colons, optionally with a skin tone: `thumbsup`, `+1`, `wave::skin-tone-3`. */
@@ -26,6 +27,7 @@ export const reactionsAdd: SlackMethod = (call) => {
       }
       const target = readChannel(fields);
       if (!target.ok) return target.reply;
+      if (!TS_PATTERN.test(ts)) return slackError('bad_timestamp');
       if (name === undefined || !EMOJI_NAME.test(name)) return slackError('invalid_name');
       const message = liveMessage(call, target.channel, ts);
       if (!message) return slackError('message_not_found');
