@@ -39,7 +39,7 @@ function answerPlatformCall(state: EmulatorState, req: EmulatorRequest): HttpAns
     record(answer.status, { op: 'other' });
     return answer;
   }
-  const { handle, app, ...notes } = route;
+  const { handle, app, rateLimited, ...notes } = route;
   // A refused call changed nothing: it notifies no one and pings no one.
   const refused = { ...notes, notifies: false, mentions: [] };
 
@@ -51,11 +51,14 @@ function answerPlatformCall(state: EmulatorState, req: EmulatorRequest): HttpAns
     return answer;
   }
 
-  const verdict = state.limiter.take({
-    op: route.op,
-    space: route.space,
-    app: app ?? req.headers.authorization ?? 'anonymous',
-  });
+  const verdict =
+    rateLimited === false
+      ? { admitted: true as const, tightest: null }
+      : state.limiter.take({
+          op: route.op,
+          space: route.space,
+          app: app ?? req.headers.authorization ?? 'anonymous',
+        });
   if (!verdict.admitted) {
     const answer = handler.errorResponse(429, verdict.retryAfterS, 'rate-limited', verdict.tightest, call);
     record(answer.status, {

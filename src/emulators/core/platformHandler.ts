@@ -66,6 +66,12 @@ export interface PlatformRoute extends CallNotes {
   space: string | null;
   /** Who is calling, for `app` limits; default the Authorization header. */
   app?: string;
+  /**
+   * False: no rate limit counts or refuses this call (faults still apply).
+   * For calls outside every limit the platform publishes, e.g. Google Chat
+   * reads, whose `*` write limits must not count them. Default true.
+   */
+  rateLimited?: boolean;
   handle(ctx: RouteContext): PlatformReply;
 }
 
