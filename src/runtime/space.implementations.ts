@@ -170,6 +170,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       }),
       deliverTopLevel: enqueueActions(({ context, enqueue }, params) => {
         const event = params.event;
+        const route = routeFor(context, event);
+        if (route.kind === 'top-level' && route.warning) deps.onWarning?.(context.space, route.warning);
         const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
         const isAnswer = event.type === 'answer';
         const thread =

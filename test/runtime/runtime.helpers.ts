@@ -8,6 +8,7 @@ import type { TurnlogStore } from '../../src/store/store.js';
 import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
 
 export const SPACE = 'gchat:spaces/AAAA';
+const STEP_MS = 100;
 
 export async function settle(): Promise<void> {
   for (let i = 0; i < 8; i++) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -60,9 +61,12 @@ export async function startRuntime(
     store,
     warnings,
     send,
+    // Time moves in small steps with the surface's promises settling in between, as they would in real time.
     async advance(ms) {
-      clock.increment(ms);
-      await settle();
+      for (let left = ms; left > 0; left -= STEP_MS) {
+        clock.increment(Math.min(STEP_MS, left));
+        await settle();
+      }
     },
     userMessage(ref, o = {}) {
       const posted = surface.inbound({
