@@ -80,6 +80,8 @@ const CASES: Case[] = [
   redact('"eyJ" + "a" × 1M (JWT without dots)', `eyJ${'a'.repeat(MB)}`),
   redact('"M" + "a" × 1M (Discord token without dots)', `M${'a'.repeat(MB)}`),
   redact('"\\n- key: " repeated (YAML)', fill('\n- key: ')),
+  redact('"token=[REDACTED]" repeated (already hidden)', fill('token=[REDACTED]')),
+  redact('"\\"token\\": \\"$X\\", " repeated (references)', fill('"token": "$X", ')),
   redact('"{{" + "a" × 1M after a secret name', `token={{${'a'.repeat(MB)}`),
   { name: 'stripControl: baseline', input: ORDINARY, run: stripControl },
   { name: 'stripControl: "\\x1b[" + "0;" × 500k', input: `\x1b[${fill('0;')}`, run: stripControl },

@@ -111,9 +111,11 @@ const LINE_VALUE = /[^\r\n]+/y;
 const NOT_A_CREDENTIAL =
   /^(?:true|false|null|nil|none|undefined|\$\w+|\$\{[^}]*\}|\$\(.*|%\w+%|\{\{.*\}\}|(?:process\.env|os\.environ|import\.meta\.env)\b.*)$/i;
 
+/** Where a value was read, and whether it is to be hidden. */
 interface ValueSpan {
   start: number;
   end: number;
+  hide: boolean;
 }
 
 export function redactSecretAssignments(text: string): string {
@@ -125,29 +127,33 @@ export function redactSecretAssignments(text: string): string {
     if (!isSecretName(candidate.name)) continue;
     const value = findValue(text, m.index, CANDIDATE.lastIndex, candidate);
     if (value === null) continue;
-    out += `${text.slice(kept, value.start)}${REDACTED}`;
-    kept = value.end;
+    if (value.hide) {
+      out += `${text.slice(kept, value.start)}${REDACTED}`;
+      kept = value.end;
+    }
+    // A value read once is never read again, kept or hidden: that keeps the pass linear.
     CANDIDATE.lastIndex = Math.max(value.end, CANDIDATE.lastIndex);
   }
   return out + text.slice(kept);
 }
 
-function findValue(text: string, nameStart: number, at: number, g: Candidate): ValueSpan | null {
+/** The value after a secret name, or null when what follows is not an assignment's value. */
+function findValue(text: string, nameStart: number, at: number, candidate: Candidate): ValueSpan | null {
   const quoted = readQuoted(text, at);
   if (quoted !== undefined) return quoted;
-  if (g.quote !== undefined) return readWith(SPACED_VALUE, text, at);
-  if (g.equals !== undefined) {
+  if (candidate.quote !== undefined) return readWith(SPACED_VALUE, text, at);
+  if (candidate.equals !== undefined) {
     // `token == x` is a comparison; `key = f(x)` computes the value.
     if (text[at] === '=') return null;
-    if (g.equals.trim() === g.equals) return readWith(TIGHT_VALUE, text, at);
+    if (candidate.equals.trim() === candidate.equals) return readWith(TIGHT_VALUE, text, at);
     const span = readWith(SPACED_VALUE, text, at);
-    return span !== null && text[span.end] === '(' ? null : span;
+    return span !== null && text[span.end] === '(' ? { ...span, hide: false } : span;
   }
   // A colon needs a line to itself (YAML, headers) or a quote before the name (`-H "X-Api-Key: …"`).
   const opener = text[nameStart - 1];
   const ownLine = startsLine(text, nameStart);
   if (!ownLine && opener !== '"' && opener !== "'") return null;
-  if (g.colon !== undefined && g.colon.length === 1 && ownLine) return null; // `a:b` is not YAML.
+  if (candidate.colon !== undefined && candidate.colon.length === 1 && ownLine) return null; // `a:b` is not YAML.
   return readWith(ownLine ? LINE_VALUE : TIGHT_VALUE, text, at);
 }
 
@@ -165,7 +171,7 @@ function readQuoted(text: string, at: number): ValueSpan | null | undefined {
   const m = pattern.exec(text);
   const content = m?.[1] ?? '';
   const start = at + (pattern === ESCAPED_QUOTED ? 2 : 1);
-  return acceptable(content) ? { start, end: start + content.length } : null;
+  return { start, end: start + content.length, hide: hideable(content) };
 }
 
 function readWith(pattern: RegExp, text: string, at: number): ValueSpan | null {
@@ -173,11 +179,11 @@ function readWith(pattern: RegExp, text: string, at: number): ValueSpan | null {
   const m = pattern.exec(text);
   if (m === null) return null;
   const value = m[0].trimEnd();
-  return acceptable(value) ? { start: at, end: at + value.length } : null;
+  return { start: at, end: at + value.length, hide: hideable(value) };
 }
 
 /** A value an earlier pass already handled (`Authorization: Bearer [REDACTED]`) keeps its finer redaction. */
-function acceptable(value: string): boolean {
+function hideable(value: string): boolean {
   return value.length > 0 && !value.includes(REDACTED_PREFIX) && !NOT_A_CREDENTIAL.test(value);
 }
 

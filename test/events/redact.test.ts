@@ -344,6 +344,11 @@ describe('redactSecrets — 1 MB pathological inputs give the right output (timi
     ['token=token=…', 'token='.repeat(MB / 6), (out: string) => out === 'token=[REDACTED]'],
     ['x://a:a:…', `x://${'a:'.repeat(MB / 2)}`, (out: string) => out.length === MB + 4],
     ['many quotes', '"'.repeat(MB), (out: string) => out === '"'.repeat(MB)],
+    [
+      'already-hidden values, no spaces',
+      'token=[REDACTED]'.repeat(MB / 16),
+      (out: string) => out === 'token=[REDACTED]'.repeat(MB / 16),
+    ],
     ['"password": "…', `"password": "${'x'.repeat(MB)}`, (out: string) => out === '"password": "[REDACTED]'],
   ] as const)('%s', (_name, input, check) => {
     expect(check(redactSecrets(input))).toBe(true);
