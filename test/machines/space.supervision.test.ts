@@ -1,0 +1,110 @@
+/**
+ * The space supervisor's supervision (Actor-runtime issue item 2): a crashed
+ * turn is restarted from its last persisted snapshot up to 3 times, then its
+ * log is degraded to top-level with a visible note; other turns are untouched.
+ */
+
+import { describe, expect, it } from 'vitest';
+import {
+  type AnyActorRef,
+  type AnyMachineSnapshot,
+  createActor,
+  enqueueActions,
+  SimulatedClock,
+  type Snapshot,
+} from 'xstate';
+import { spaceMachine } from '../../machines/space.machine.js';
+import { resolveConfig } from '../../src/config.js';
+import { restorable } from '../../src/runtime/restorable.js';
+import { createSpaceImplementations } from '../../src/runtime/space.implementations.js';
+import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
+import { spaceSettingsFor } from '../../src/runtime.js';
+import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { SPACE, settle } from './turn.helpers.js';
+
+function startSpace() {
+  const clock = new SimulatedClock();
+  const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
+  const snapshots = new Map<string, Snapshot<unknown>>();
+  const warnings: string[] = [];
+  const deps = {
+    surfaces: surface,
+    budget: 'unlimited' as const,
+    format: { maxToolPreview: 400, timeZone: 'UTC' },
+    now: () => clock.now(),
+    snapshotOf: (turnId: string) => snapshots.get(turnId),
+    onWarning: (_space: string, message: string) => warnings.push(message),
+  };
+  const implementations = createSpaceImplementations(deps);
+  // A bug in an action crashes the turn actor: turn CRASHY throws whenever it opens a log message.
+  const turnLogic = provideTurnMachine(deps).provide({
+    actions: {
+      nextOrdinal: enqueueActions(({ context, enqueue }) => {
+        if (context.turnId === 'CRASHY') throw new Error(`bug while posting for ${context.turnId}`);
+        enqueue.assign({ ordinal: context.ordinal + 1 });
+      }),
+    },
+  });
+  const space = createActor(
+    spaceMachine.provide({
+      ...implementations,
+      actors: { ...implementations.actors, turn: restorable(turnLogic) },
+    }),
+    {
+      clock,
+      input: { space: SPACE, settings: spaceSettingsFor(resolveConfig({}), SPACE) },
+      inspect: (event) => {
+        const ref = event.actorRef as AnyActorRef;
+        if (event.type === '@xstate.snapshot' && ref.id.startsWith('turn:')) {
+          const snap = event.snapshot as AnyMachineSnapshot;
+          if (snap.status === 'active') snapshots.set(ref.id.slice(5), ref.getPersistedSnapshot());
+        }
+      },
+    },
+  ).start();
+  const send = (event: Record<string, unknown>) =>
+    space.send({ type: 'space.event', event: { space: SPACE, seq: ++seq, ...event } as never });
+  let seq = 0;
+  return { clock, surface, space, send, warnings };
+}
+
+describe('space supervision', () => {
+  it('restarts a crashed turn from its snapshot 3 times, then degrades its log to top-level with a note', async () => {
+    const s = startSpace();
+    const root = s.surface.inbound({ space: SPACE, text: 'hi' });
+    s.send({
+      type: 'turn_started',
+      turnId: 'CRASHY',
+      root: { messageId: root.messageId, threadId: root.threadId },
+    });
+    s.send({
+      type: 'turn_started',
+      turnId: 'OK',
+      root: { messageId: root.messageId, threadId: root.threadId },
+    });
+    for (let crash = 1; crash <= 3; crash++) {
+      s.send({ type: 'tool_call', turnId: 'CRASHY', callId: `b${crash}`, tool: 'BOOM' });
+      await settle();
+      expect(s.space.getSnapshot().context.turns.CRASHY).toMatchObject({ mode: 'live', restarts: crash });
+      expect(s.space.getSnapshot().children['turn:CRASHY']).toBeDefined();
+    }
+    s.send({ type: 'tool_call', turnId: 'CRASHY', callId: 'b4', tool: 'BOOM' });
+    await settle();
+    expect(s.space.getSnapshot().context.turns.CRASHY).toMatchObject({ mode: 'crashed' });
+    expect(s.space.getSnapshot().children['turn:CRASHY']).toBeUndefined();
+    // The visible note, then the turn's further entries, go top-level.
+    s.send({ type: 'tool_call', turnId: 'CRASHY', callId: 'after', tool: 'StillLogged' });
+    await settle();
+    const topLevel = s.surface.calls
+      .filter((c) => c.op === 'create' && c.thread === null)
+      .map((c) => c.text ?? '');
+    expect(topLevel[0]).toContain('stopped after repeated errors');
+    expect(topLevel[1]).toContain('StillLogged');
+    // The sibling turn was never touched.
+    s.send({ type: 'tool_call', turnId: 'OK', callId: 'fine', tool: 'Read' });
+    await settle();
+    expect(s.surface.calls.filter((c) => c.op === 'create' && c.thread === root.threadId)).toHaveLength(1);
+    expect(s.space.getSnapshot().status).toBe('active');
+    expect(s.warnings.filter((w) => w.includes('restarting from its last snapshot'))).toHaveLength(3);
+  });
+});
