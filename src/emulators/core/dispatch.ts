@@ -39,7 +39,7 @@ function answerPlatformCall(state: EmulatorState, req: EmulatorRequest): HttpAns
     record(answer.status, { op: 'other' });
     return answer;
   }
-  const { handle, app, rateLimited, ...notes } = route;
+  const { handle, app, rateLimited, rateLimitSpace, ...notes } = route;
   // A refused call changed nothing: it notifies no one and pings no one.
   const refused = { ...notes, notifies: false, mentions: [] };
 
@@ -56,7 +56,7 @@ function answerPlatformCall(state: EmulatorState, req: EmulatorRequest): HttpAns
       ? { admitted: true as const, tightest: null }
       : state.limiter.take({
           op: route.op,
-          space: route.space,
+          space: rateLimitSpace === undefined ? route.space : rateLimitSpace,
           app: app ?? req.headers.authorization ?? 'anonymous',
         });
   if (!verdict.admitted) {

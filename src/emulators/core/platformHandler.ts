@@ -72,6 +72,13 @@ export interface PlatformRoute extends CallNotes {
    * reads, whose `*` write limits must not count them. Default true.
    */
   rateLimited?: boolean;
+  /**
+   * The space `space` limits count this call in, when the platform counts it
+   * elsewhere than the conversation it is recorded under: a Discord thread is
+   * a channel with its own buckets, while its messages belong to the parent
+   * channel's conversation. Default `space`.
+   */
+  rateLimitSpace?: string | null;
   handle(ctx: RouteContext): PlatformReply;
 }
 
