@@ -96,7 +96,7 @@ const block = z.discriminatedUnion('type', [
 ]);
 export type Block = z.infer<typeof block>;
 
-export const MAX_BLOCKS = 50;
+const MAX_BLOCKS = 50;
 
 const blockList = z
   .array(block)

@@ -2,7 +2,7 @@
 // post, thread, edit, delete, edit-after-delete (message_not_found), idempotent create, over-length, DM without threads.
 import { WebAPIPlatformError } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { personPosts, rejectionOf, type SlackKit, slackClient, startKit } from './slackTestKit.js';
+import { personPosts, rejectionOf, request, type SlackKit, slackClient, startKit } from './slackTestKit.js';
 
 const CHANNEL = 'C0TURNLOG1';
 const DM = 'D0TURNLOG1';
@@ -301,5 +301,61 @@ describe('Slack emulator through WebClient: DMs', () => {
     } finally {
       await strict.emulator.close();
     }
+  });
+});
+
+describe('Slack emulator: a person’s messages (POST /_emulator/inbound) and reset', () => {
+  it('answers {messageId, threadId} as Slack ts: a new thread, or a reply filed under the thread’s root', async () => {
+    const asked = await personPosts(kit.emulator, { space: CHANNEL, text: 'first' });
+    const replied = await personPosts(kit.emulator, {
+      space: CHANNEL,
+      text: 'more',
+      threadId: asked.threadId,
+    });
+    const viaReply = await personPosts(kit.emulator, {
+      space: CHANNEL,
+      text: 'again',
+      threadId: replied.messageId,
+    });
+
+    expect(asked).toEqual({ messageId: expect.stringMatching(/^\d{10}\.\d{6}$/), threadId: asked.messageId });
+    expect(replied.threadId).toBe(asked.messageId);
+    expect(viaReply.threadId).toBe(asked.messageId);
+    expect(kit.emulator.state.messages(CHANNEL).map((message) => message.thread)).toEqual([
+      null,
+      asked.messageId,
+      asked.messageId,
+    ]);
+  });
+
+  it('refuses a space that is not a channel id (400) and a threadId that names no message there (404)', async () => {
+    const badSpace = await request(kit.emulator, '/_emulator/inbound', {
+      body: { space: 'spaces/AAAA', text: 'x' },
+    });
+    const badThread = await request(kit.emulator, '/_emulator/inbound', {
+      body: { space: CHANNEL, text: 'x', threadId: '1600000000.000000' },
+    });
+
+    expect(badSpace).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('not a Slack channel id') },
+    });
+    expect(badThread).toMatchObject({
+      status: 404,
+      body: { error: expect.stringContaining('1600000000.000000') },
+    });
+  });
+
+  it('forgets messages and reactions on POST /_emulator/reset but never reuses a ts', async () => {
+    const before = await kit.client.chat.postMessage({ channel: CHANNEL, text: 'old' });
+    await kit.client.reactions.add({ channel: CHANNEL, timestamp: before.ts!, name: 'eyes' });
+    await request(kit.emulator, '/_emulator/reset');
+    const after = await kit.client.chat.postMessage({ channel: CHANNEL, text: 'new' });
+
+    expect(after.ts! > before.ts!).toBe(true);
+    expect(kit.emulator.state.messages(CHANNEL).map((message) => message.text)).toEqual(['new']);
+    expect(
+      (await kit.client.reactions.add({ channel: CHANNEL, timestamp: after.ts!, name: 'eyes' })).ok,
+    ).toBe(true);
   });
 });
