@@ -5,7 +5,9 @@
  * pattern shows up as a ratio in the hundreds or thousands; a linear one stays
  * within a small factor of the baseline. The last column times the first half
  * of each input too: doubling the input about doubles the time when the work
- * is linear (≈2), and quadruples it when it is quadratic (≈4).
+ * is linear (≈2), and quadruples it when it is quadratic (≈4). The control row
+ * is a trivially linear `/x/g` replace with as many matches as the busiest
+ * cases: its numbers show what the machine and the engine add on their own.
  */
 import { stripControl } from '../src/events/control.js';
 import { redactSecrets } from '../src/events/redact.js';
@@ -50,6 +52,11 @@ const redact = (name: string, input: string): Case => ({ name, input, run: redac
 
 const CASES: Case[] = [
   redact('baseline: ordinary text', ORDINARY),
+  {
+    name: 'control: "abcdx".replace(/x/g) (200k matches)',
+    input: fill('abcdx'),
+    run: (t) => t.replace(/x/g, ''),
+  },
   redact('realistic: secret-dense config/curl/json', SECRET_DENSE),
   redact('"a" × 1M (one unbroken word)', 'a'.repeat(MB)),
   redact('spaces × 1M then "x"', `${' '.repeat(MB)}x`),
