@@ -1,0 +1,131 @@
+/**
+ * The Discord PlatformHandler: routes `/api/v10/…` onto the emulator's store,
+ * posts a person's messages for `/_emulator/inbound`, and words the core's
+ * errors (faults, 429s, unknown routes) Discord's way.
+ */
+import {
+  EmulatorInputError,
+  type HandlerContext,
+  type InboundInput,
+  type PlatformHandler,
+} from '../core/index.js';
+import { createAppDirectory } from './apps.js';
+import {
+  ChannelType,
+  createChannelRegistry,
+  DEFAULT_PERSON_ID,
+  type DiscordChannelSeed,
+  type ResolvedChannel,
+} from './channels.js';
+import { createDiscordErrorResponse } from './errorResponse.js';
+import { createNonceLog } from './nonceLog.js';
+import { MAX_THREAD_NAME_CHARS } from './requestBodies.js';
+import { messageIn } from './routeKit.js';
+import { matchDiscordRoute } from './routeTable.js';
+import { createSnowflakeGenerator } from './snowflake.js';
+import { countThreadMessage, DEFAULT_AUTO_ARCHIVE_MINUTES, openThreadOn, setArchived } from './threads.js';
+import { type DiscordMessageData, type DiscordWorld, MessageType } from './world.js';
+
+export interface DiscordHandlerOptions {
+  now: () => number;
+  strict: boolean;
+  channels: readonly DiscordChannelSeed[];
+}
+
+export interface DiscordHandler extends PlatformHandler {
+  /** The world the routes see, over the core's store and clock. */
+  worldOf(ctx: HandlerContext): DiscordWorld;
+}
+
+/** The thread a person's message goes in: an existing one, or one the person starts on that message. */
+function threadForInbound(world: DiscordWorld, channel: ResolvedChannel, input: InboundInput, user: string) {
+  const threadId = input.threadId!;
+  if (channel.type === ChannelType.DM) {
+    throw new EmulatorInputError(
+      `Discord DMs have no threads: leave out threadId for DM channel ${channel.id}`,
+    );
+  }
+  const existing = world.ctx.store.getThread(threadId);
+  if (existing) {
+    if (existing.space !== channel.id) {
+      throw new EmulatorInputError(`thread ${threadId} is in channel ${existing.space}, not ${channel.id}`);
+    }
+    return existing;
+  }
+  const starter = messageIn(world, channel, threadId);
+  if (!starter) {
+    throw new EmulatorInputError(`no message ${threadId} in channel ${channel.id} to start a thread on`, 404);
+  }
+  return openThreadOn(world, starter, {
+    ownerId: user,
+    ownerIsPerson: true,
+    name: [...starter.text].slice(0, MAX_THREAD_NAME_CHARS).join('') || 'thread',
+    autoArchiveDuration: DEFAULT_AUTO_ARCHIVE_MINUTES,
+  });
+}
+
+export function createDiscordHandler(opts: DiscordHandlerOptions): DiscordHandler {
+  const newId = createSnowflakeGenerator(opts.now);
+  const channels = createChannelRegistry(opts.strict);
+  for (const seed of opts.channels) channels.declare(seed);
+  const apps = createAppDirectory(newId);
+  const nonces = createNonceLog(opts.now);
+  const guildId = newId();
+  const worldOf = (ctx: HandlerContext): DiscordWorld => ({
+    ctx,
+    channels,
+    apps,
+    nonces,
+    guildId,
+    strict: opts.strict,
+    newId,
+  });
+
+  return {
+    worldOf,
+    match: (req, ctx) => matchDiscordRoute(req, worldOf(ctx)),
+    inbound(input, ctx) {
+      const world = worldOf(ctx);
+      const channel = channels.resolve(input.space, ctx.store);
+      if (!channel) {
+        throw opts.strict
+          ? new EmulatorInputError(`unknown channel ${input.space}: declare it with the channels option`, 404)
+          : new EmulatorInputError(
+              `space ${JSON.stringify(input.space)} is not a Discord channel id (snowflake digits)`,
+            );
+      }
+      if (channel.type === ChannelType.PublicThread) {
+        throw new EmulatorInputError(
+          `${input.space} is a thread: post in it with {space: "${channel.parentId}", threadId: "${channel.id}"}`,
+        );
+      }
+      const user = input.user ?? DEFAULT_PERSON_ID;
+      const thread = input.threadId === undefined ? undefined : threadForInbound(world, channel, input, user);
+      if (thread) setArchived(world, thread, false);
+      const id = newId();
+      const data: DiscordMessageData = {
+        channelId: thread?.id ?? channel.id,
+        type: MessageType.Default,
+        flags: 0,
+        embeds: [],
+        mentionEveryone: false,
+        mentionRoles: [],
+        reactions: [],
+        authorName: user,
+      };
+      ctx.store.create({
+        id,
+        space: channel.id,
+        thread: thread?.id ?? null,
+        text: input.text,
+        author: { kind: 'user', id: user },
+        data: data as unknown as Record<string, unknown>,
+      });
+      if (thread) countThreadMessage(thread, { id: user, isPerson: true });
+      // A Discord thread's id is its starter message's id: a reply to this message would go in thread `id`.
+      return { messageId: id, threadId: thread?.id ?? id };
+    },
+    errorResponse: createDiscordErrorResponse(opts.now),
+    reset: () => nonces.clear(),
+  };
+}

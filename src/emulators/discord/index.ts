@@ -1,0 +1,83 @@
+/**
+ * The Discord emulator: a loopback server speaking the subset of the Discord
+ * v10 REST API turnlog uses, for the official client unmodified:
+ *
+ * ```ts
+ * const emulator = await startDiscordEmulator();
+ * const rest = new REST({ version: '10', api: `${emulator.url}/api`, retries: 0 }).setToken('x');
+ * const api = new API(rest); // from '@discordjs/core/http-only'
+ * ```
+ */
+import { createEmulatorServer, EmulatorInputError, type EmulatorServer } from '../core/index.js';
+import type { LimitRule } from '../types.js';
+import type { DiscordChannelSeed } from './channels.js';
+import { createDiscordHandler } from './handler.js';
+import { DISCORD_DEFAULT_LIMITS } from './limits.js';
+import { API_PREFIX } from './routeTable.js';
+import { setArchived } from './threads.js';
+
+export { ChannelType, DEFAULT_PERSON_ID, type DiscordChannelSeed } from './channels.js';
+export { DISCORD_ERRORS } from './discordErrors.js';
+export { createDiscordHandler, type DiscordHandler, type DiscordHandlerOptions } from './handler.js';
+export { DISCORD_DEFAULT_LIMITS } from './limits.js';
+export { NONCE_WINDOW_MS } from './nonceLog.js';
+export { MAX_CONTENT_CHARS } from './requestBodies.js';
+export { API_PREFIX } from './routeTable.js';
+export { DISCORD_EPOCH_MS, isSnowflake, snowflakeTimestamp } from './snowflake.js';
+export { MessageFlag } from './world.js';
+
+export interface DiscordEmulatorOptions {
+  /** Default 0: any free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Epoch ms clock for timestamps, ids and limit windows; inject a simulated one in tests. */
+  now?: () => number;
+  /** The limits in force before any `POST /_emulator/limits`; default {@link DISCORD_DEFAULT_LIMITS}, `[]` for none. */
+  limits?: LimitRule[];
+  /**
+   * Strict: only declared channels (and DMs opened through the API) exist —
+   * any other id is 10003 Unknown Channel — and a request without
+   * `Authorization` gets 401. Default false: any snowflake is a guild text
+   * channel on first use.
+   */
+  strict?: boolean;
+  /** Channels to declare: DMs (type 1), and in strict mode the guild text channels (type 0). */
+  channels?: DiscordChannelSeed[];
+}
+
+export interface DiscordEmulator extends EmulatorServer {
+  /** A person closes a thread (Discord's `archived`): edits, deletes and reactions in it then get 50083 until a new message reopens it. */
+  archiveThread(threadId: string): void;
+}
+
+export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): Promise<DiscordEmulator> {
+  const now = opts.now ?? Date.now;
+  const handler = createDiscordHandler({ now, strict: opts.strict ?? false, channels: opts.channels ?? [] });
+  const server = await createEmulatorServer({
+    platform: 'discord',
+    ...(opts.port === undefined ? {} : { port: opts.port }),
+    ...(opts.host === undefined ? {} : { host: opts.host }),
+    handler,
+    defaults: opts.limits ?? DISCORD_DEFAULT_LIMITS,
+    now,
+  });
+  const { context, recorder } = server.state;
+  return {
+    ...server,
+    archiveThread(threadId) {
+      const thread = context.store.getThread(threadId);
+      if (!thread) throw new EmulatorInputError(`no thread ${JSON.stringify(threadId)} to archive`, 404);
+      setArchived(handler.worldOf(context), thread, true);
+      recorder.record({
+        method: 'PATCH',
+        path: `${API_PREFIX}/channels/${threadId}`,
+        op: 'other',
+        status: 200,
+        space: thread.space,
+        thread: thread.id,
+        details: { archived: true, by: 'person' },
+      });
+    },
+  };
+}
