@@ -26,6 +26,11 @@ export interface InspectorOptions {
   loadStately?: (onError: (error: unknown) => void) => Promise<InspectCallback>;
 }
 
+/**
+ * The inspect callback `TURNLOG_INSPECT` asks for, or undefined. Call it once
+ * per process and give the callback to every root actor: each call opens the
+ * trace file (or a live session) again.
+ */
 export function createInspector(
   env: NodeJS.ProcessEnv = process.env,
   options: InspectorOptions = {},
