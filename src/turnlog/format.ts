@@ -87,9 +87,22 @@ export function renderEntryLineAtCap(entry: TurnLogEntry, summaryCap: number | u
   return `${linePrefix(entry)}${truncateGraphemes(entry.summary, summaryCap)}`;
 }
 
+/** `renderEntryLineAtCap(entry, summaryCap).length`, without building the line. */
+export function entryLineLength(entry: TurnLogEntry, summaryCap: number | undefined): number {
+  const { summary } = entry;
+  const shown =
+    summaryCap === undefined || summary.length <= summaryCap
+      ? summary.length
+      : truncateGraphemes(summary, summaryCap).length;
+  return 4 + entry.timestamp.length + 2 * indentDepth(entry) + shown;
+}
+
 function linePrefix(entry: TurnLogEntry): string {
-  const depth = Math.max(0, Math.min(entry.depth ?? 0, MAX_INDENT_DEPTH));
-  return `• ${entry.timestamp}  ${'  '.repeat(depth)}`;
+  return `• ${entry.timestamp}  ${'  '.repeat(indentDepth(entry))}`;
+}
+
+function indentDepth(entry: TurnLogEntry): number {
+  return Math.max(0, Math.min(entry.depth ?? 0, MAX_INDENT_DEPTH));
 }
 
 function resolveMaxToolPreview(value: number | undefined): number {

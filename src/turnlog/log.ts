@@ -18,7 +18,7 @@
  * they may differ from what `condenseTurnLog` would give.
  */
 import { condenseWindow, headerLength, resolveCondenseOpts, TRUNCATION_CAPS } from './condense.js';
-import { renderEntryLineAtCap } from './format.js';
+import { entryLineLength, renderEntryLineAtCap } from './format.js';
 import type { CondenseOpts, CondenseResult, TurnLogEntry } from './types.js';
 
 /** A message that filled up and waits for its final edit. */
@@ -239,7 +239,7 @@ function forgetUnshowable(state: TurnLogState, maxChars: number, slot: number): 
 
 /** The entry's rendered line length as formatted and at each cap. */
 function lineLengths(entry: TurnLogEntry): number[] {
-  return CAPS.map((cap) => renderEntryLineAtCap(entry, cap).length);
+  return CAPS.map((cap) => entryLineLength(entry, cap));
 }
 
 function measure(entries: readonly TurnLogEntry[]): number[] {

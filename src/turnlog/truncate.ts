@@ -8,8 +8,18 @@
 /** Appended when text was cut. */
 export const TRUNCATION_SUFFIX = '…[truncated]';
 
-/** Every code point that can extend or join a grapheme cluster is ≥ U+0300, except CR LF. */
-const MAY_JOIN_GRAPHEMES = /[^\u0000-\u02ff]/;
+/**
+ * Every code point that can extend, join or prepend to a grapheme cluster
+ * is ≥ U+0300. So between two code units below U+0300 there is always a
+ * boundary, except inside CR LF.
+ */
+const JOINS_BELOW = 0x300;
+
+function isPlainBoundary(text: string, at: number): boolean {
+  const before = text.charCodeAt(at - 1);
+  const after = text.charCodeAt(at);
+  return before < JOINS_BELOW && after < JOINS_BELOW && !(before === 13 && after === 10);
+}
 
 let segmenter: Intl.Segmenter | undefined;
 function graphemeSegmenter(): Intl.Segmenter {
@@ -24,15 +34,15 @@ function graphemeSegmenter(): Intl.Segmenter {
 export function cutGraphemes(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   if (maxChars <= 0) return '';
-  // A boundary at `maxChars` depends on the code point right after it (two
-  // units when it is a surrogate pair) and only ever looks backwards beyond.
-  const window = text.slice(0, maxChars + 2);
-  if (!MAY_JOIN_GRAPHEMES.test(window)) {
-    const splitsCrLf = text.charCodeAt(maxChars - 1) === 13 && text.charCodeAt(maxChars) === 10;
-    return text.slice(0, splitsCrLf ? maxChars - 1 : maxChars);
-  }
-  let end = 0;
-  for (const { segment } of graphemeSegmenter().segment(window)) {
+  // Fast path, whatever the rest of the text holds: plain characters around the cut.
+  if (isPlainBoundary(text, maxChars)) return text.slice(0, maxChars);
+  // Segment only from the nearest plain boundary before the cut. A boundary at
+  // `maxChars` depends on the code point after it (two units for a surrogate
+  // pair) and never looks further ahead.
+  let from = maxChars - 1;
+  while (from > 0 && !isPlainBoundary(text, from)) from--;
+  let end = from;
+  for (const { segment } of graphemeSegmenter().segment(text.slice(from, maxChars + 2))) {
     if (end + segment.length > maxChars) break;
     end += segment.length;
   }
