@@ -83,10 +83,7 @@ class DiagramBuilder {
     const lines = ['stateDiagram-v2', ...comments.map((c) => `${INDENT}%% ${c.replace(/\n/g, ' ')}`)];
     const body: string[] = [];
     if (this.root.type === 'parallel') {
-      body.push(
-        `[*] --> ${this.idOf(this.root)}`,
-        ...this.parallelBlock(this.root, this.root.key || 'machine'),
-      );
+      body.push(`[*] --> ${this.idOf(this.root)}`, ...this.parallelBlock(this.root, this.machineId));
     } else {
       const initial = initialChild(this.root);
       if (initial) body.push(`[*] --> ${this.idOf(initial)}`);
@@ -105,20 +102,25 @@ class DiagramBuilder {
       const targets = transition.target ?? [];
       if (targets.length === 0) this.addInternal(node, label);
       for (const target of targets) {
-        if (target === node && isAtomic(node)) {
+        if (target === node && this.isStateBox(node)) {
           this.addArrow(this.stateEndpoint(node), this.stateEndpoint(node), label);
         } else if (target === node) {
           this.addInternal(node, `${label} (re-enters)`);
         } else {
-          this.addArrow(this.sourceEndpoint(node), this.stateEndpoint(drawnTarget(target)), label);
+          this.addArrow(this.sourceEndpoint(node), this.stateEndpoint(this.drawnTarget(target)), label);
         }
       }
     }
   }
 
   private addInternal(node: AnyStateNode, label: string): void {
-    const lines = isAtomic(node) ? this.linesOf(node) : this.boxOf(node).lines;
+    const lines = this.isStateBox(node) ? this.linesOf(node) : this.boxOf(node).lines;
     if (!lines.includes(label)) lines.push(label);
+  }
+
+  /** An atomic state is a plain box that can hold text lines and loops; the root (even without states) is not. */
+  private isStateBox(node: AnyStateNode): boolean {
+    return isAtomic(node) && node !== this.root;
   }
 
   private linesOf(node: AnyStateNode): string[] {
@@ -150,6 +152,24 @@ class DiagramBuilder {
     if (!fromBox) return this.stateEndpoint(node);
     const box = this.boxOf(node);
     return { id: box.id, container: box.container };
+  }
+
+  /**
+   * Where an arrow into `target` ends: where the machine actually enters it
+   * when it has no Mermaid state to end on (the root, unless parallel) or
+   * Mermaid cannot end an arrow on it (a composite inside a parallel state, #4052).
+   */
+  private drawnTarget(target: AnyStateNode): AnyStateNode {
+    let node = target;
+    while (
+      !isAtomic(node) &&
+      (hasParallelAncestor(node) || (node === this.root && node.type !== 'parallel'))
+    ) {
+      const next = initialChild(node) ?? children(node)[0];
+      if (!next) break;
+      node = next;
+    }
+    return node;
   }
 
   private stateEndpoint(node: AnyStateNode): Endpoint {
@@ -240,17 +260,6 @@ function isAtomic(node: AnyStateNode): boolean {
 function hasParallelAncestor(node: AnyStateNode): boolean {
   for (let p = node.parent; p; p = p.parent) if (p.type === 'parallel') return true;
   return false;
-}
-
-/** Where an arrow into `target` is drawn: its initial state when Mermaid cannot end an arrow on it (#4052). */
-function drawnTarget(target: AnyStateNode): AnyStateNode {
-  let node = target;
-  while (!isAtomic(node) && hasParallelAncestor(node)) {
-    const next = initialChild(node) ?? children(node)[0];
-    if (!next) break;
-    node = next;
-  }
-  return node;
 }
 
 function stateLabel(node: AnyStateNode): string {

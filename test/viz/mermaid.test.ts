@@ -344,6 +344,28 @@ describe('machineToMermaid: transitions that stay', () => {
     expect(arrowLabels(shape, 'm_any', 'm_a')).toEqual(['RESET']);
   });
 
+  it('ends an arrow into the machine root on its initial state', () => {
+    const { shape } = render(
+      createMachine({
+        id: 'm',
+        initial: 'a',
+        states: { a: { on: { GO: 'b' } }, b: { on: { RESTART: '#m' } } },
+      }),
+    );
+    expect(arrowLabels(shape, 'm_b', 'm_a')).toEqual(['RESTART']);
+  });
+
+  it('lists the transitions of a machine without states in its "any state" box', () => {
+    const { shape } = render(
+      createMachine({
+        id: 'counter',
+        on: { INC: { actions: () => {} }, RESET: { target: '#counter', reenter: true } },
+      }),
+    );
+    expect(shape.lines.get('counter_any')).toEqual(['INC', 'RESET (re-enters)']);
+    expect(shape.arrows).toEqual([]);
+  });
+
   it('draws an atomic self re-entry as a loop, and notes a compound one in its box', () => {
     const { shape } = render(
       createMachine({
