@@ -1,5 +1,65 @@
 /** turnlog: the library entry (CONTRACTS.md §5). */
+
+// The machines (pure definitions; implementations are provided by createRuntime).
+export { type BudgetMachine, type BudgetMachineContext, budgetMachine } from '../machines/budget.machine.js';
+export * from '../machines/budget.protocol.js';
+export {
+  type DeliveryContext,
+  type DeliveryInput,
+  type DeliveryOutput,
+  deliveryMachine,
+} from '../machines/delivery.machine.js';
+export { type RuntimeContext, type RuntimeEvent, runtimeMachine } from '../machines/runtime.machine.js';
+export {
+  type InboundAnchor,
+  type SpaceContext,
+  type SpaceEvent,
+  type SpaceInput,
+  type SpaceSettings,
+  spaceMachine,
+  type TurnRecord,
+} from '../machines/space.machine.js';
+export {
+  type DeadLetter,
+  type Frame,
+  type LogMessageRef,
+  type TurnContext,
+  type TurnEvent,
+  type TurnInput,
+  type TurnOutcome as TurnMachineOutcome,
+  type TurnSettings,
+  turnMachine,
+} from '../machines/turn.machine.js';
+export { type BudgetConfig, type BudgetInput, budgetDefaults, resolveBudgetConfig } from './budget/config.js';
+export { type BudgetImplementationsOptions, createBudgetImplementations } from './budget/implementations.js';
+export { type Clock, systemClock } from './clock.js';
+export {
+  ConfigError,
+  resolveConfig,
+  type TurnlogConfig,
+  type TurnlogConfigInput,
+  turnlogConfigSchema,
+} from './config.js';
 export * from './events/index.js';
 export * from './routing/index.js';
+export { createDeliveryImplementations } from './runtime/delivery.implementations.js';
+export { restorable } from './runtime/restorable.js';
+export { createSpaceImplementations, type SpaceImplementationDeps } from './runtime/space.implementations.js';
+export {
+  createTurnImplementations,
+  provideTurnMachine,
+  type TurnImplementationDeps,
+} from './runtime/turn.implementations.js';
+export {
+  createRuntime,
+  type IngestResult,
+  type Runtime,
+  type RuntimeLogger,
+  type RuntimeOptions,
+  spaceSettingsFor,
+  type TurnView,
+} from './runtime.js';
+export { createMemoryStore, MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './store/memory.js';
+export type * from './store/store.js';
 export * from './surfaces/surface.js';
 export * from './turnlog/index.js';

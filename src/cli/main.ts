@@ -1,24 +1,70 @@
 #!/usr/bin/env node
-/** The `turnlog` command. */
+/** The `turnlog` command (CONTRACTS.md §3). */
+import { runEmulate } from './emulate.js';
+import { CliError, type CliIo } from './io.js';
+
 const HELP = `turnlog — one edited activity-log message per agent turn
 
 Usage:
-  turnlog demo                       run the demo (arrives in a later change)
-  turnlog --help                     this help
+  turnlog emulate --platform gchat|slack|discord [--port N] [--host H] [--strict] [--no-limits]
+                         start one loopback emulator; prints {"platform","url"} when ready
+  turnlog demo           the demo (arrives with the daemon; see README "Status")
+  turnlog help [COMMAND] this help, or a command's help (also: turnlog COMMAND --help)
 `;
 
-function main(argv: string[]): number {
-  const [command] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(HELP);
+const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
+  emulate: runEmulate,
+  demo: async (_argv, io) => {
+    io.out(
+      'turnlog demo: the demo arrives with the daemon (turnlog serve) in a later change; see README "Status".\n',
+    );
+    return 0;
+  },
+};
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h') {
+    io.out(HELP);
     return 0;
   }
-  if (command === 'demo') {
-    process.stdout.write('turnlog demo: the demo arrives in a later change (see README "Status").\n');
-    return 0;
+  if (command === 'help') {
+    const topic = rest[0];
+    return topic && COMMANDS[topic] ? COMMANDS[topic](['--help'], io) : (io.out(HELP), 0);
   }
-  process.stderr.write(`turnlog: unknown command "${command}"\n\n${HELP}`);
-  return 2;
+  const run = COMMANDS[command];
+  if (!run) {
+    io.err(`turnlog: unknown command "${command}"\n\n${HELP}`);
+    return 2;
+  }
+  try {
+    return await run(rest, io);
+  } catch (error) {
+    if (error instanceof CliError) {
+      io.err(`turnlog ${command}: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
 }
 
-process.exitCode = main(process.argv.slice(2));
+const io: CliIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  onSignal: (handler) => {
+    process.once('SIGINT', handler);
+    process.once('SIGTERM', handler);
+  },
+};
+
+main(process.argv.slice(2), io).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `turnlog: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);
