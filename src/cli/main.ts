@@ -29,8 +29,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (command === 'help') {
-    const topic = rest[0];
-    return topic && COMMANDS[topic] ? COMMANDS[topic](['--help'], io) : (io.out(HELP), 0);
+    const topic = rest[0] ? COMMANDS[rest[0]] : undefined;
+    if (topic) return topic(['--help'], io);
+    io.out(HELP);
+    return 0;
   }
   const run = COMMANDS[command];
   if (!run) {
