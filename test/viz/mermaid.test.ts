@@ -185,7 +185,13 @@ describe('machineToMermaid: transition labels', () => {
       initial: 'posting',
       states: {
         posting: {
-          invoke: { id: 'postLog', src: 'postMessage', onDone: 'editing', onError: 'failed' },
+          invoke: {
+            id: 'postLog',
+            src: 'postMessage',
+            onDone: 'editing',
+            onError: 'failed',
+            onSnapshot: 'watching',
+          },
         },
         editing: {
           invoke: [
@@ -193,11 +199,13 @@ describe('machineToMermaid: transition labels', () => {
             { src: fromPromise(async () => 1), onError: 'failed' },
           ],
         },
+        watching: {},
         failed: { type: 'final' },
       },
     });
     const { shape } = render(machine);
     expect(arrowLabels(shape, 'm_posting', 'm_editing')).toEqual(['postLog done']);
+    expect(arrowLabels(shape, 'm_posting', 'm_watching')).toEqual(['postLog snapshot']);
     expect(arrowLabels(shape, 'm_posting', 'm_failed')).toEqual(['postLog error']);
     expect(arrowLabels(shape, 'm_editing', 'm_posting')).toEqual(['postMessage done']);
     expect(arrowLabels(shape, 'm_editing', 'm_failed')).toEqual(['invoked actor error']);
