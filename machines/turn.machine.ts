@@ -17,7 +17,7 @@
  * every waiting state re-enters itself on `turn.recover`, which the
  * supervisor sends after restoring a turn.
  */
-import { assign, setup } from 'xstate';
+import { and, assign, setup } from 'xstate';
 import type { EditRequest, PostedMessage, PostRequest, ThreadAnchor } from '../src/surfaces/surface.js';
 import type { TurnLogState } from '../src/turnlog/log.js';
 import type { CondenseStrategy, TurnLogEntry } from '../src/turnlog/types.js';
@@ -341,6 +341,15 @@ export const turnMachine = setup({
                     params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
                   },
                 ],
+              },
+              {
+                // The end came while the first thread post was in flight: degraded never ends by itself.
+                guard: and(['isFirstThreadPost', 'endRequested']),
+                target: '#turn.ending',
+                actions: {
+                  type: 'degradeToTopLevel',
+                  params: ({ event }) => ({ reason: `thread post failed: ${describeError(event.error)}` }),
+                },
               },
               {
                 guard: 'isFirstThreadPost',

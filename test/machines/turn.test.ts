@@ -134,6 +134,22 @@ describe('turn machine: errors as transitions', () => {
     expect(creates[1]?.text).toMatch(/tool: two[\s\S]*tool: three/);
   });
 
+  it('spec E2E 15 (found by the model): the end arriving while the first thread post fails still posts the log top-level and ends the turn', async () => {
+    const t = startTurn();
+    t.surface.pause();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    t.actor.send({ type: 'turn.end', outcome: 'ok' });
+    t.surface.fail({ op: 'create', status: 500, times: 1 });
+    t.surface.resume();
+    await t.advance(1000);
+    expect(t.actor.getSnapshot().status).toBe('done');
+    const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
+    expect(creates).toHaveLength(1);
+    expect(creates[0]?.thread).toBeNull();
+    expect(creates[0]?.text).toContain('tool: one');
+    expect(t.actor.getSnapshot().context.degradedReason).toMatch(/^thread post failed/);
+  });
+
   it('a 429 on edit waits the Retry-After, then sends the newest frame', async () => {
     const t = startTurn();
     t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
