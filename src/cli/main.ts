@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** The `turnlog` command (CONTRACTS.md §3). */
+import { runVizCommand } from '../viz/cli.js';
 import { runEmulate } from './emulate.js';
 import { CliError, type CliIo } from './io.js';
 
@@ -8,12 +9,14 @@ const HELP = `turnlog — one edited activity-log message per agent turn
 Usage:
   turnlog emulate --platform gchat|slack|discord [--port N] [--host H] [--strict] [--no-limits]
                          start one loopback emulator; prints {"platform","url"} when ready
+  turnlog viz [--check]  regenerate (or verify) the machine diagrams in visualizations/
   turnlog demo           the demo (arrives with the daemon; see README "Status")
   turnlog help [COMMAND] this help, or a command's help (also: turnlog COMMAND --help)
 `;
 
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
   emulate: runEmulate,
+  viz: (argv, io) => runVizCommand(argv, { stdout: { write: io.out }, stderr: { write: io.err } }),
   demo: async (_argv, io) => {
     io.out(
       'turnlog demo: the demo arrives with the daemon (turnlog serve) in a later change; see README "Status".\n',

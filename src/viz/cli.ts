@@ -18,6 +18,10 @@ export async function runVizCommand(
   io: VizIO = process,
   options: Omit<GenerateOptions, 'check'> = {},
 ): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout.write(VIZ_USAGE);
+    return 0;
+  }
   const unknown = argv.filter((arg) => arg !== '--check');
   if (unknown.length > 0) {
     io.stderr.write(`viz: unknown argument ${unknown.map((a) => `"${a}"`).join(', ')}\n\n${VIZ_USAGE}`);

@@ -1,4 +1,4 @@
-/** `turnlog emulate` (CONTRACTS.md §3): the ready line, the inspection API behind it, clean stop, clear errors. */
+/** The `turnlog` CLI (CONTRACTS.md §3): `emulate` (ready line, inspection API, clean stop, clear errors), `viz`, usage errors. */
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { firstLine, runCli, spawnCli } from './cli.helpers.js';
@@ -52,5 +52,16 @@ describe('turnlog emulate', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('unknown command "frobnicate"');
     expect(result.stderr).toContain('turnlog emulate');
+  });
+});
+
+describe('turnlog viz', () => {
+  it('--check passes on the committed diagrams; --help names --check', async () => {
+    const check = await runCli(['viz', '--check']);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).toContain('matches the machines');
+    const help = await runCli(['viz', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--check');
   });
 });
