@@ -4,6 +4,7 @@
  * fully-defaulted form the runtime reads.
  */
 import { z } from 'zod';
+import { validateRoutingFilters } from './routing/route.js';
 import { CONDENSE_STRATEGIES } from './turnlog/types.js';
 
 const destinationKind = z.enum(['drop', 'top-level', 'thread-log', 'thread-message']);
@@ -15,7 +16,14 @@ export const filtersSchema = z
     subagentStatus: z.boolean().optional(),
     destinations: z.record(z.string(), destinationKind).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((filters, ctx) => {
+    try {
+      validateRoutingFilters(filters);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^filters\./, '') });
+    }
+  });
 
 export const threadLogSchema = z
   .object({

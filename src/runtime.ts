@@ -34,6 +34,7 @@ import { parseRunEvent } from './events/parse.js';
 import { redactRunEvent } from './events/redact-event.js';
 import { type Platform, platformOf, type RunEvent } from './events/schema.js';
 import { TurnSequencer } from './events/sequence.js';
+import { resolveSpaceRouting } from './routing/route.js';
 import { createSpaceImplementations } from './runtime/space.implementations.js';
 import { createMemoryStore } from './store/memory.js';
 import type { PersistedTurn, TurnlogStore, TurnSummary } from './store/store.js';
@@ -100,14 +101,8 @@ const RECENT_SUMMARIES = 1000;
 
 export function spaceSettingsFor(config: TurnlogConfig, space: string): SpaceSettings {
   const { visibility, runtime } = config;
-  const own = config.spaces[space] ?? {};
   return {
-    routing: {
-      threads: visibility.threads,
-      ...(own.threadsDisabled !== undefined ? { threadsDisabled: own.threadsDisabled } : {}),
-      ...(own.dm !== undefined ? { dm: own.dm } : {}),
-      filters: visibility.filters,
-    },
+    routing: resolveSpaceRouting(visibility, config.spaces[space]),
     turn: {
       editDebounceMs: visibility.threadLog.editDebounceMs,
       maxChars: visibility.threadLog.maxLogMessageChars,

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { SPACE, settle, startRuntime } from './runtime.helpers.js';
 
-const ok = (calls: { status: number }[]) => calls.filter((c) => c.status < 300);
+const ok = <T extends { status: number }>(calls: T[]): T[] => calls.filter((c) => c.status < 300);
 
 describe('spec E2E: routing & filters', () => {
   it('6: drops the user input echo regardless of filters', async () => {
