@@ -63,3 +63,19 @@ export { createMemoryStore, MEMORY_STORE_LIMITS, type MemoryStoreLimits } from '
 export type * from './store/store.js';
 export * from './surfaces/surface.js';
 export * from './turnlog/index.js';
+export {
+  type GenerateOptions,
+  type GenerateResult,
+  generateVisualizations,
+  type StaleReason,
+} from './viz/generate.js';
+export {
+  createInspector,
+  createTraceInspector,
+  INSPECT_ENV,
+  type InspectCallback,
+  type InspectorOptions,
+  type TraceInspector,
+  type TraceLine,
+} from './viz/inspect.js';
+export { type MermaidOptions, machineToMermaid } from './viz/mermaid.js';

@@ -40,6 +40,7 @@ import { createMemoryStore } from './store/memory.js';
 import type { PersistedTurn, TurnlogStore, TurnSummary } from './store/store.js';
 import type { ChatSurface } from './surfaces/surface.js';
 import type { CondenseStrategy } from './turnlog/types.js';
+import { createInspector } from './viz/inspect.js';
 
 export interface RuntimeLogger {
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -54,7 +55,7 @@ export interface RuntimeOptions {
   store?: TurnlogStore;
   /** Default: the system clock. Tests pass XState's `SimulatedClock`. */
   clock?: Clock;
-  /** XState inspection (e.g. `createInspector()` from src/viz/inspect.ts). */
+  /** XState inspection of every actor event. Default: `createInspector()`, i.e. `TURNLOG_INSPECT=trace.jsonl|stately`. */
   inspect?: (event: InspectionEvent) => void;
   logger?: RuntimeLogger;
 }
@@ -264,8 +265,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   });
 
+  const userInspect = options.inspect ?? createInspector();
   const onInspect = (event: InspectionEvent) => {
-    options.inspect?.(event);
+    userInspect?.(event);
     if (event.type !== '@xstate.snapshot') return;
     const ref = event.actorRef as AnyActorRef;
     if (!ref.id.startsWith('turn:')) return;

@@ -4,8 +4,9 @@
  * message, with no lost entry and no duplicate log message; pending timers
  * are re-armed by `turn.recover`.
  */
-import { SimulatedClock } from 'xstate';
+
 import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { createMemoryStore } from '../../src/store/memory.js';
 import { createMemorySurface } from '../../src/surfaces/memory.js';
 import { SPACE, startRuntime } from './runtime.helpers.js';

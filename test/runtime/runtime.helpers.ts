@@ -2,7 +2,7 @@
 import { SimulatedClock } from 'xstate';
 import type { TurnlogConfigInput } from '../../src/config.js';
 import type { Platform } from '../../src/events/schema.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 import { createMemoryStore } from '../../src/store/memory.js';
 import type { TurnlogStore } from '../../src/store/store.js';
 import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
@@ -34,6 +34,7 @@ export async function startRuntime(
     surface?: MemorySurface;
     store?: TurnlogStore;
     clock?: SimulatedClock;
+    inspect?: RuntimeOptions['inspect'];
   } = {},
 ): Promise<Harness> {
   const clock = opts.clock ?? new SimulatedClock();
@@ -48,6 +49,7 @@ export async function startRuntime(
     store,
     clock,
     logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(`error: ${m}`) },
+    ...(opts.inspect ? { inspect: opts.inspect } : {}),
   });
   await runtime.ready;
   const send = (event: Record<string, unknown>) => {

@@ -72,3 +72,30 @@ describe('runtime: one turn', () => {
     await h.runtime.stop();
   });
 });
+
+describe('runtime: offline trace', () => {
+  it('TURNLOG_INSPECT-style trace records every actor of a turn (runtime, space, turn, budget)', async () => {
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { createTraceInspector } = await import('../../src/viz/inspect.js');
+    const path = join(mkdtempSync(join(tmpdir(), 'turnlog-trace-')), 'trace.jsonl');
+    const trace = createTraceInspector(path);
+    const h = await startRuntime({ inspect: trace.inspect });
+    h.userMessage('u1');
+    h.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
+    h.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read' });
+    h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await h.advance(2000);
+    await h.runtime.stop();
+    trace.close();
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id?: string; type: string });
+    const ids = new Set(lines.map((l) => l.id));
+    for (const id of ['space:gchat:spaces/AAAA', 'turn:T1', 'budget:gchat'])
+      expect(ids.has(id), id).toBe(true);
+    expect(lines.some((l) => l.type === '@xstate.snapshot' && l.id === 'turn:T1')).toBe(true);
+  });
+});
