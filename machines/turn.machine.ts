@@ -547,7 +547,13 @@ export const turnMachine = setup({
           },
         },
         finalizeRateLimited: {
-          after: { retryAfter: '#turn.debouncing.requesting' },
+          after: {
+            retryAfter: [
+              // Debouncing forgets an end received here when the next frame no longer rolls over (dropping strategies).
+              { guard: 'endRequested', target: '#turn.ending' },
+              { target: '#turn.debouncing.requesting' },
+            ],
+          },
           on: { 'turn.recover': { target: 'finalizeRateLimited', reenter: true } },
         },
         opening: {

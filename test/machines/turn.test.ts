@@ -165,6 +165,24 @@ describe('turn machine: errors as transitions', () => {
     expect(ok).toHaveLength(1);
     expect(ok[0]?.text).toContain('tool: three');
   });
+
+  it('(found by the model) an end received while a rollover waits out a 429 is kept when the next frame no longer rolls over (hybrid)', async () => {
+    const t = startTurn({ settings: { strategy: 'hybrid', maxChars: 100 } });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: short one') });
+    await settle();
+    // A line of exactly 100 chars: beside the dropped marker it cannot fit, so the frame rolls over.
+    t.actor.send({ type: 'turn.log', entry: entry(`tool: ${'x'.repeat(82)}`) });
+    t.surface.fail({ op: 'update', status: 429, times: 1, retryAfterS: 2 });
+    await t.advance(1000);
+    expect(t.state()).toEqual({ 'rolling-over': 'finalizeRateLimited' });
+    // Now the hybrid drops the earlier entries instead: the next frame fits.
+    t.actor.send({ type: 'turn.log', entry: entry('tool: short two') });
+    t.actor.send({ type: 'turn.end', outcome: 'ok' });
+    await t.advance(2000);
+    expect(t.actor.getSnapshot().status).toBe('done');
+    const writes = t.writes().filter((c) => c.status < 300);
+    expect(writes.at(-1)?.text).toContain('tool: short two');
+  });
 });
 
 describe('turn machine: rollover', () => {
