@@ -1,0 +1,148 @@
+/**
+ * Versioned schema of the SQLite store. The version lives in the database
+ * header (`PRAGMA user_version`); opening a database runs the migrations it
+ * has not seen yet, in order, in one transaction, so a failed migration leaves
+ * the database at the version it had. A database written by a newer turnlog
+ * is refused rather than guessed at.
+ */
+import type { Database } from 'better-sqlite3';
+
+export interface Migration {
+  /** 1, 2, 3…: the `user_version` the database has once this migration ran. */
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'live turn snapshots, finished turn summaries, anchors, run record, dead letters, post refs',
+    sql: `
+      -- One row per live turn, overwritten on every transition; the rowid keeps first-save order.
+      CREATE TABLE live_turns (
+        turn_id    TEXT PRIMARY KEY,
+        space      TEXT NOT NULL,
+        snapshot   TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE turn_summaries (
+        turn_id      TEXT PRIMARY KEY,
+        space        TEXT NOT NULL,
+        state        TEXT NOT NULL,
+        outcome      TEXT,
+        degraded     INTEGER NOT NULL,
+        log_messages TEXT NOT NULL,
+        entries      INTEGER NOT NULL,
+        dead_letters INTEGER NOT NULL,
+        ended_at     INTEGER NOT NULL
+      );
+      CREATE TABLE anchors (
+        id         INTEGER PRIMARY KEY,
+        space      TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        thread_id  TEXT,
+        ref        TEXT
+      );
+      CREATE INDEX anchors_by_space ON anchors (space, id);
+      -- The run record. turn_id is the event's turnId, or 'space:<space>' for events outside a turn.
+      CREATE TABLE events (
+        id      INTEGER PRIMARY KEY,
+        turn_id TEXT NOT NULL,
+        seq     INTEGER,
+        type    TEXT NOT NULL,
+        space   TEXT NOT NULL,
+        at      INTEGER,
+        event   TEXT NOT NULL
+      );
+      CREATE INDEX events_by_turn ON events (turn_id, seq);
+      -- How many events each run record holds, and when it last grew (for pruning the oldest).
+      CREATE TABLE event_streams (
+        turn_id    TEXT PRIMARY KEY,
+        events     INTEGER NOT NULL,
+        last_event INTEGER NOT NULL
+      );
+      CREATE INDEX event_streams_by_age ON event_streams (last_event);
+      CREATE TABLE dead_letters (
+        id      INTEGER PRIMARY KEY,
+        at      INTEGER NOT NULL,
+        source  TEXT NOT NULL,
+        reason  TEXT NOT NULL,
+        payload TEXT NOT NULL
+      );
+      CREATE TABLE posts (
+        id         INTEGER PRIMARY KEY,
+        client_id  TEXT NOT NULL UNIQUE,
+        message_id TEXT NOT NULL,
+        thread_id  TEXT
+      );
+    `,
+  },
+];
+
+export interface MigrationResult {
+  from: number;
+  to: number;
+}
+
+export function schemaVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Refuses a database from a newer turnlog before anything touches it. */
+export function assertKnownVersion(db: Database, path: string, migrations: readonly Migration[]): void {
+  const current = schemaVersion(db);
+  const latest = latestVersion(migrations);
+  if (current > latest) {
+    throw new Error(
+      `sqlite store ${path}: the database is at schema version ${current}, newer than version ${latest} ` +
+        'that this turnlog knows; run a newer turnlog or point store.path at another file',
+    );
+  }
+}
+
+/**
+ * Brings the database to the latest version. The transaction is IMMEDIATE so
+ * two processes opening the same new file do not both migrate it.
+ */
+export function migrate(
+  db: Database,
+  path: string,
+  migrations: readonly Migration[] = SQLITE_MIGRATIONS,
+): MigrationResult {
+  assertOrdered(migrations);
+  const run = db.transaction((): MigrationResult => {
+    assertKnownVersion(db, path, migrations);
+    const from = schemaVersion(db);
+    for (const migration of migrations) {
+      if (migration.version <= from) continue;
+      try {
+        db.exec(migration.sql);
+      } catch (error) {
+        throw new Error(
+          `sqlite store ${path}: migration ${migration.version} (${migration.description}) failed, ` +
+            `the database stays at version ${from}: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      db.pragma(`user_version = ${migration.version}`);
+    }
+    return { from, to: schemaVersion(db) };
+  });
+  return run.immediate();
+}
+
+function latestVersion(migrations: readonly Migration[]): number {
+  return migrations.at(-1)?.version ?? 0;
+}
+
+/** A programming error, caught before any database is touched. */
+function assertOrdered(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new Error(
+        `sqlite store migrations must be numbered 1, 2, 3… in order; position ${index + 1} has version ${migration.version}`,
+      );
+    }
+  });
+}

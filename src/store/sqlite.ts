@@ -1,0 +1,393 @@
+/**
+ * The SQLite store (better-sqlite3): the default for `turnlog serve`, so a
+ * restarted process resumes editing the same log messages. WAL journal with
+ * `synchronous=NORMAL` (a commit survives a process crash; the last commits
+ * may be lost on power loss), a busy timeout for a second connection, and a
+ * versioned schema (see migrations.ts). JSON values are stored as TEXT.
+ *
+ * Turn snapshots are written once per event-loop tick by default (see
+ * turn-write-buffer.ts for the crash window; `bench/store.bench.ts` measures
+ * why); everything else is written through. Bounds are those of the memory
+ * store: oldest rows are pruned first. One process owns a database file.
+ */
+import Database from 'better-sqlite3';
+import type { RunEvent } from '../events/schema.js';
+import type { PostedMessage } from '../surfaces/surface.js';
+import { MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory.js';
+import { assertKnownVersion, migrate, SQLITE_MIGRATIONS } from './migrations.js';
+import type { DeadLetterRecord, PersistedTurn, StoredAnchor, TurnlogStore, TurnSummary } from './store.js';
+import { createTurnWriteBuffer } from './turn-write-buffer.js';
+
+export type StoreLimits = MemoryStoreLimits;
+
+export interface SqliteStoreOptions {
+  /** A database file (created when missing; its directory must exist) or `:memory:`. */
+  path: string;
+  limits?: Partial<StoreLimits>;
+  /**
+   * `per-tick` (default): the latest snapshot of each turn is written once per
+   * event-loop tick. `immediate`: every `saveTurn` is its own transaction.
+   */
+  turnWrites?: 'per-tick' | 'immediate';
+  /** How long a write waits for another connection's lock. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** A per-tick snapshot write that failed in the background. Default: logged to stderr. */
+  onWriteError?: (error: Error) => void;
+}
+
+export interface SqliteStore extends TurnlogStore {
+  readonly path: string;
+  /** Writes the pending turn snapshots now (`close()` does too). */
+  flush(): void;
+  close(): void;
+}
+
+interface LiveTurnRow {
+  turn_id: string;
+  space: string;
+  snapshot: string;
+  updated_at: number;
+}
+
+interface SummaryRow {
+  turn_id: string;
+  space: string;
+  state: string;
+  outcome: string | null;
+  degraded: number;
+  log_messages: string;
+  entries: number;
+  dead_letters: number;
+  ended_at: number;
+}
+
+interface RefRow {
+  message_id: string;
+  thread_id: string | null;
+}
+
+/** The key of an event's run record: its turn, or its space for events outside a turn. */
+const streamOf = (event: RunEvent): string => event.turnId ?? `space:${event.space}`;
+
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const { path } = options;
+  if (typeof path !== 'string' || path.length === 0) {
+    throw new TypeError('createSqliteStore: path must be a database file path or ":memory:"');
+  }
+  const max = { ...MEMORY_STORE_LIMITS, ...options.limits };
+  for (const [name, value] of Object.entries(max)) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw new RangeError(
+        `createSqliteStore: limits.${name} must be a positive integer, got ${String(value)}`,
+      );
+    }
+  }
+  const prefix = `sqlite store ${path}:`;
+  const failure = (what: string, error: unknown) => {
+    const message = (error as Error).message;
+    // Errors of our own already name the path.
+    const detail = message.startsWith(prefix) ? message.slice(prefix.length + 1) : message;
+    return new Error(`${prefix} ${what} failed: ${detail}`, { cause: error });
+  };
+
+  const db = openDatabase(path, options.busyTimeoutMs ?? 5000);
+  const s = prepareStatements(db);
+  let closed = false;
+
+  /** Deletes the oldest rows of a table past `limit` (rowid order is insertion order). */
+  const pruneOldest = (table: 'turn_summaries' | 'dead_letters' | 'posts', limit: number) => {
+    const { n } = s.count[table].get() as { n: number };
+    if (n > limit) s.deleteOldest[table].run(n - limit);
+  };
+
+  const serializeTurn = (turn: PersistedTurn) => {
+    let snapshot: string | undefined;
+    try {
+      snapshot = JSON.stringify(turn.snapshot);
+    } catch (error) {
+      throw new TypeError(
+        `${prefix} the snapshot of turn ${turn.turnId} is not JSON: ${(error as Error).message}`,
+      );
+    }
+    if (typeof snapshot !== 'string')
+      throw new TypeError(`${prefix} the snapshot of turn ${turn.turnId} is not JSON`);
+    return { turnId: turn.turnId, space: turn.space, snapshot, updatedAt: turn.updatedAt };
+  };
+  const upsertTurns = db.transaction((rows: ReturnType<typeof serializeTurn>[]) => {
+    for (const row of rows) s.upsertTurn.run(row);
+  });
+
+  const reportWriteError =
+    options.onWriteError ?? ((error: Error) => console.error(`turnlog: ${error.message}`));
+  const buffer = createTurnWriteBuffer((turns) => {
+    const rows: ReturnType<typeof serializeTurn>[] = [];
+    for (const turn of turns) {
+      // One unserializable snapshot must not hold back the others: it is reported and dropped.
+      try {
+        rows.push(serializeTurn(turn));
+      } catch (error) {
+        reportWriteError(error as Error);
+      }
+    }
+    try {
+      upsertTurns(rows);
+    } catch (error) {
+      throw failure(`writing ${rows.length} turn snapshot(s)`, error);
+    }
+  }, reportWriteError);
+  const perTick = (options.turnWrites ?? 'per-tick') === 'per-tick';
+
+  const finishTurn = db.transaction((summary: TurnSummary) => {
+    s.deleteTurn.run(summary.turnId);
+    s.upsertSummary.run({
+      turnId: summary.turnId,
+      space: summary.space,
+      state: summary.state,
+      outcome: summary.outcome,
+      degraded: summary.degraded ? 1 : 0,
+      logMessages: JSON.stringify(summary.logMessages),
+      entries: summary.entries,
+      deadLetters: summary.deadLetters,
+      endedAt: summary.endedAt,
+    });
+    pruneOldest('turn_summaries', max.summaries);
+  });
+
+  const saveAnchor = db.transaction((space: string, anchor: StoredAnchor) => {
+    s.insertAnchor.run(space, anchor.messageId, anchor.threadId ?? null, anchor.ref ?? null);
+    s.pruneAnchors.run(space, space, max.anchorsPerSpace);
+  });
+
+  const appendEvent = db.transaction((event: RunEvent) => {
+    const stream = streamOf(event);
+    const { lastInsertRowid } = s.insertEvent.run(
+      stream,
+      event.seq ?? null,
+      event.type,
+      event.space,
+      event.at ?? null,
+      JSON.stringify(event),
+    );
+    if (s.growStream.run(lastInsertRowid, stream).changes === 0) {
+      s.insertStream.run(stream, lastInsertRowid);
+      const { n } = s.countStreams.get() as { n: number };
+      if (n > max.turnsWithEvents) {
+        for (const { turn_id } of s.oldestStreams.all(n - max.turnsWithEvents) as { turn_id: string }[]) {
+          s.deleteStreamEvents.run(turn_id);
+          s.deleteStream.run(turn_id);
+        }
+      }
+      return;
+    }
+    const { events } = s.streamSize.get(stream) as { events: number };
+    if (events > max.eventsPerTurn) {
+      s.deleteOldestEvents.run(stream, events - max.eventsPerTurn);
+      s.setStreamSize.run(max.eventsPerTurn, stream);
+    }
+  });
+
+  const deadLetter = db.transaction((record: DeadLetterRecord) => {
+    s.insertDeadLetter.run(record.at, record.source, record.reason, record.payload);
+    pruneOldest('dead_letters', max.deadLetters);
+  });
+
+  const recordPost = db.transaction((clientId: string, message: PostedMessage) => {
+    // Replacing moves the ref to the newest row, as the memory store does.
+    s.replacePost.run(clientId, message.messageId, message.threadId ?? null);
+    pruneOldest('posts', max.posts);
+  });
+
+  const fromLiveRow = (row: LiveTurnRow): PersistedTurn => ({
+    turnId: row.turn_id,
+    space: row.space,
+    snapshot: JSON.parse(row.snapshot),
+    updatedAt: row.updated_at,
+  });
+
+  /** Runs one store operation on the open database; a failure names the path and the operation. */
+  function guarded<A extends unknown[], R>(what: string, run: (...args: A) => R): (...args: A) => R {
+    return (...args) => {
+      if (closed) throw new Error(`${prefix} ${what} after close()`);
+      try {
+        return run(...args);
+      } catch (error) {
+        throw failure(what, error);
+      }
+    };
+  }
+
+  return {
+    path,
+    saveTurn: guarded('saveTurn', (turn: PersistedTurn) => {
+      if (perTick) buffer.put(turn);
+      else s.upsertTurn.run(serializeTurn(turn));
+    }),
+    loadTurn: guarded('loadTurn', (turnId: string) => {
+      const pending = buffer.get(turnId);
+      if (pending) return pending;
+      const row = s.selectTurn.get(turnId) as LiveTurnRow | undefined;
+      return row ? fromLiveRow(row) : undefined;
+    }),
+    liveTurns: guarded('liveTurns', () => {
+      const turns = new Map<string, PersistedTurn>();
+      for (const row of s.selectLiveTurns.all() as LiveTurnRow[]) turns.set(row.turn_id, fromLiveRow(row));
+      for (const turn of buffer.pending()) turns.set(turn.turnId, turn);
+      return [...turns.values()];
+    }),
+    finishTurn: guarded('finishTurn', (summary: TurnSummary) => {
+      buffer.forget(summary.turnId);
+      finishTurn(summary);
+    }),
+    turnSummary: guarded('turnSummary', (turnId: string) => {
+      const row = s.selectSummary.get(turnId) as SummaryRow | undefined;
+      return row ? fromSummaryRow(row) : undefined;
+    }),
+    saveAnchor: guarded('saveAnchor', (space: string, anchor: StoredAnchor) => saveAnchor(space, anchor)),
+    anchors: guarded('anchors', (space: string, limit: number) => {
+      const rows = s.selectAnchors.all(space, nonNegative('anchors', limit)) as (RefRow & {
+        ref: string | null;
+      })[];
+      return rows.reverse().map((row) => ({ ...refOf(row), ...(row.ref !== null ? { ref: row.ref } : {}) }));
+    }),
+    appendEvent: guarded('appendEvent', (event: RunEvent) => appendEvent(event)),
+    events: guarded('events', (turnId: string) =>
+      (s.selectEvents.all(turnId) as { event: string }[]).map((row) => JSON.parse(row.event) as RunEvent),
+    ),
+    deadLetter: guarded('deadLetter', (record: DeadLetterRecord) => deadLetter(record)),
+    deadLetters: guarded('deadLetters', (limit: number = max.deadLetters) =>
+      (s.selectDeadLetters.all(nonNegative('deadLetters', limit)) as DeadLetterRecord[]).reverse(),
+    ),
+    recordPost: guarded('recordPost', (clientId: string, message: PostedMessage) =>
+      recordPost(clientId, message),
+    ),
+    lookupPost: guarded('lookupPost', (clientId: string) => {
+      const row = s.selectPost.get(clientId) as RefRow | undefined;
+      return row ? refOf(row) : undefined;
+    }),
+    flush: guarded('flush', () => buffer.flush()),
+    close() {
+      if (closed) return;
+      closed = true;
+      buffer.cancel();
+      try {
+        buffer.flush();
+      } catch (error) {
+        throw failure('writing the pending turn snapshots on close', error);
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { timeout: busyTimeoutMs });
+    // Refuse a newer schema before the journal mode (persistent in the file) is changed.
+    assertKnownVersion(db, path, SQLITE_MIGRATIONS);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    migrate(db, path, SQLITE_MIGRATIONS);
+    return db;
+  } catch (error) {
+    db?.close();
+    const message = (error as Error).message;
+    // Errors of our own already name the path.
+    if (message.startsWith(`sqlite store ${path}:`)) throw error;
+    throw new Error(`sqlite store ${path}: cannot open the database: ${message}`, { cause: error });
+  }
+}
+
+function prepareStatements(db: Database.Database) {
+  const oldestFirst = (table: string) =>
+    db.prepare(`DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} ORDER BY id LIMIT ?)`);
+  return {
+    upsertTurn: db.prepare(
+      `INSERT INTO live_turns (turn_id, space, snapshot, updated_at)
+       VALUES (@turnId, @space, @snapshot, @updatedAt)
+       ON CONFLICT (turn_id) DO UPDATE SET
+         space = excluded.space, snapshot = excluded.snapshot, updated_at = excluded.updated_at`,
+    ),
+    selectTurn: db.prepare('SELECT * FROM live_turns WHERE turn_id = ?'),
+    selectLiveTurns: db.prepare('SELECT * FROM live_turns ORDER BY rowid'),
+    deleteTurn: db.prepare('DELETE FROM live_turns WHERE turn_id = ?'),
+    upsertSummary: db.prepare(
+      `INSERT OR REPLACE INTO turn_summaries
+         (turn_id, space, state, outcome, degraded, log_messages, entries, dead_letters, ended_at)
+       VALUES (@turnId, @space, @state, @outcome, @degraded, @logMessages, @entries, @deadLetters, @endedAt)`,
+    ),
+    selectSummary: db.prepare('SELECT * FROM turn_summaries WHERE turn_id = ?'),
+    insertAnchor: db.prepare('INSERT INTO anchors (space, message_id, thread_id, ref) VALUES (?, ?, ?, ?)'),
+    pruneAnchors: db.prepare(
+      `DELETE FROM anchors WHERE space = ? AND id < (
+         SELECT min(id) FROM (SELECT id FROM anchors WHERE space = ? ORDER BY id DESC LIMIT ?))`,
+    ),
+    selectAnchors: db.prepare(
+      'SELECT message_id, thread_id, ref FROM anchors WHERE space = ? ORDER BY id DESC LIMIT ?',
+    ),
+    insertEvent: db.prepare(
+      'INSERT INTO events (turn_id, seq, type, space, at, event) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    selectEvents: db.prepare('SELECT event FROM events WHERE turn_id = ? ORDER BY seq, id'),
+    deleteOldestEvents: db.prepare(
+      `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE turn_id = ? ORDER BY seq, id LIMIT ?)`,
+    ),
+    deleteStreamEvents: db.prepare('DELETE FROM events WHERE turn_id = ?'),
+    growStream: db.prepare('UPDATE event_streams SET events = events + 1, last_event = ? WHERE turn_id = ?'),
+    insertStream: db.prepare('INSERT INTO event_streams (turn_id, events, last_event) VALUES (?, 1, ?)'),
+    streamSize: db.prepare('SELECT events FROM event_streams WHERE turn_id = ?'),
+    setStreamSize: db.prepare('UPDATE event_streams SET events = ? WHERE turn_id = ?'),
+    countStreams: db.prepare('SELECT count(*) AS n FROM event_streams'),
+    oldestStreams: db.prepare('SELECT turn_id FROM event_streams ORDER BY last_event LIMIT ?'),
+    deleteStream: db.prepare('DELETE FROM event_streams WHERE turn_id = ?'),
+    insertDeadLetter: db.prepare(
+      'INSERT INTO dead_letters (at, source, reason, payload) VALUES (?, ?, ?, ?)',
+    ),
+    selectDeadLetters: db.prepare(
+      'SELECT at, source, reason, payload FROM dead_letters ORDER BY id DESC LIMIT ?',
+    ),
+    replacePost: db.prepare(
+      'INSERT OR REPLACE INTO posts (client_id, message_id, thread_id) VALUES (?, ?, ?)',
+    ),
+    selectPost: db.prepare('SELECT message_id, thread_id FROM posts WHERE client_id = ?'),
+    count: {
+      turn_summaries: db.prepare('SELECT count(*) AS n FROM turn_summaries'),
+      dead_letters: db.prepare('SELECT count(*) AS n FROM dead_letters'),
+      posts: db.prepare('SELECT count(*) AS n FROM posts'),
+    },
+    deleteOldest: {
+      turn_summaries: db.prepare(
+        'DELETE FROM turn_summaries WHERE rowid IN (SELECT rowid FROM turn_summaries ORDER BY rowid LIMIT ?)',
+      ),
+      dead_letters: oldestFirst('dead_letters'),
+      posts: oldestFirst('posts'),
+    },
+  };
+}
+
+function fromSummaryRow(row: SummaryRow): TurnSummary {
+  return {
+    turnId: row.turn_id,
+    space: row.space,
+    state: row.state,
+    outcome: row.outcome,
+    degraded: row.degraded === 1,
+    logMessages: JSON.parse(row.log_messages),
+    entries: row.entries,
+    deadLetters: row.dead_letters,
+    endedAt: row.ended_at,
+  };
+}
+
+const refOf = (row: RefRow): PostedMessage => ({
+  messageId: row.message_id,
+  ...(row.thread_id !== null ? { threadId: row.thread_id } : {}),
+});
+
+function nonNegative(what: string, limit: number): number {
+  if (!Number.isInteger(limit) || limit < 0) {
+    throw new RangeError(`${what}: limit must be a non-negative integer, got ${String(limit)}`);
+  }
+  return limit;
+}
