@@ -1,0 +1,226 @@
+/**
+ * The demo's bundled scenario: two concurrent turns in one Google Chat space,
+ * as an agent host would stream them. Turn A reads and greps in bursts
+ * (~40 tool calls), runs a 2-level subagent tree, asks for approval, prints
+ * an output long enough to roll the log over, leaks a secret in a tool
+ * output (redacted before it reaches the platform) and answers. Turn B is a
+ * short turn running alongside it.
+ *
+ * Deterministic: the same steps every run. A step is a batch of events sent
+ * together, then a pause (scaled by the demo's `--speed`).
+ */
+
+export interface ScenarioStep {
+  /** What the step shows, for the progress line. */
+  label: string;
+  events: Record<string, unknown>[];
+  /** Pause after the step, at speed 1 (ms). */
+  pauseMs: number;
+}
+
+export interface Scenario {
+  space: string;
+  /** The person's messages the turns hang off (posted through the emulator first). */
+  userMessages: { ref: string; text: string }[];
+  steps: ScenarioStep[];
+  /** The secret planted in a tool output: the demo proves it never reached the platform. */
+  plantedSecret: string;
+}
+
+const FILES = [
+  'src/app.ts',
+  'src/routes/index.ts',
+  'src/routes/users.ts',
+  'src/db/pool.ts',
+  'src/db/migrations/001_init.sql',
+  'src/lib/cache.ts',
+  'src/lib/logger.ts',
+  'test/app.test.ts',
+  'package.json',
+  'tsconfig.json',
+];
+
+export function demoScenario(space = 'gchat:spaces/DEMO'): Scenario {
+  // A fake key with the shape of a real one: the redactor must catch it.
+  const plantedSecret = `sk-ant-api03-${'Xq9'.repeat(12)}AbCdEf`;
+  const A = 'turn-a';
+  const B = 'turn-b';
+  const tool = (turnId: string, n: number, name: string, input: Record<string, unknown>, extra = {}) => [
+    { type: 'tool_call', turnId, callId: `${turnId}-c${n}`, tool: name, input, ...extra },
+    {
+      type: 'tool_result',
+      turnId,
+      callId: `${turnId}-c${n}`,
+      tool: name,
+      ok: true,
+      output: `ok (${name} ${n})`,
+      ...extra,
+    },
+  ];
+  let n = 0;
+  const readBurst = (turnId: string, files: string[], extra = {}) =>
+    files.flatMap((path) => tool(turnId, n++, 'Read', { path }, extra));
+
+  const longOutput = Array.from(
+    { length: 60 },
+    (_, i) => `  ✓ test ${String(i + 1).padStart(2, '0')} passes`,
+  ).join('\n');
+
+  const steps: ScenarioStep[] = [
+    {
+      label: 'two turns start',
+      events: [
+        { type: 'turn_started', turnId: A, rootRef: 'msg-a' },
+        { type: 'input', turnId: A, text: 'Why is the users endpoint slow? Fix it and run the tests.' },
+        { type: 'turn_started', turnId: B, rootRef: 'msg-b' },
+        { type: 'input', turnId: B, text: 'What does src/lib/cache.ts do?' },
+      ],
+      pauseMs: 300,
+    },
+    { label: 'turn A reads the code (burst)', events: readBurst(A, FILES.slice(0, 5)), pauseMs: 400 },
+    { label: 'turn B reads one file', events: readBurst(B, ['src/lib/cache.ts']), pauseMs: 300 },
+    {
+      label: 'turn A greps',
+      events: [
+        ...tool(A, n++, 'Grep', { pattern: 'SELECT \\* FROM users' }),
+        {
+          type: 'assistant',
+          turnId: A,
+          text: 'The users route runs one query per user. Let me look deeper.',
+        },
+      ],
+      pauseMs: 500,
+    },
+    {
+      label: 'turn B answers and ends',
+      events: [
+        {
+          type: 'answer',
+          turnId: B,
+          text: 'It is an LRU cache with a 5-minute TTL in front of the database pool.',
+        },
+        { type: 'turn_ended', turnId: B, outcome: 'ok' },
+      ],
+      pauseMs: 300,
+    },
+    {
+      label: 'turn A starts a subagent, which starts another',
+      events: [
+        { type: 'subagent', turnId: A, subagentId: 'explore', status: 'started', name: 'Explore' },
+        ...readBurst(A, FILES.slice(5, 8), { subagentId: 'explore' }),
+        {
+          type: 'subagent',
+          turnId: A,
+          subagentId: 'profile',
+          parentSubagentId: 'explore',
+          status: 'started',
+          name: 'Profile',
+        },
+        ...tool(
+          A,
+          n++,
+          'Bash',
+          { command: 'npm run profile -- users' },
+          { subagentId: 'profile', parentSubagentId: 'explore' },
+        ),
+        {
+          type: 'subagent',
+          turnId: A,
+          subagentId: 'profile',
+          parentSubagentId: 'explore',
+          status: 'done',
+          name: 'Profile',
+        },
+        { type: 'subagent', turnId: A, subagentId: 'explore', status: 'done', name: 'Explore' },
+      ],
+      pauseMs: 600,
+    },
+    {
+      label: 'a tool output with a secret in it (redacted before it reaches the platform)',
+      events: [
+        { type: 'tool_call', turnId: A, callId: 'env', tool: 'Bash', input: { command: 'cat .env' } },
+        {
+          type: 'tool_result',
+          turnId: A,
+          callId: 'env',
+          tool: 'Bash',
+          ok: true,
+          output: `DATABASE_URL=postgres://app:hunter2@db:5432/app\nANTHROPIC_API_KEY=${plantedSecret}\nPORT=3000`,
+        },
+      ],
+      pauseMs: 500,
+    },
+    {
+      label: 'turn A asks for approval',
+      events: [
+        {
+          type: 'policy_request',
+          turnId: A,
+          requestId: 'p1',
+          command: 'psql',
+          args: ['-c', 'CREATE INDEX users_team_idx ON users(team_id)'],
+          title: 'Run a migration?',
+        },
+      ],
+      pauseMs: 800,
+    },
+    {
+      label: 'approved; turn A edits and rebuilds (bursts)',
+      events: [
+        { type: 'policy_decision', turnId: A, requestId: 'p1', decision: 'approved', command: 'psql' },
+        ...tool(A, n++, 'Edit', { file_path: 'src/routes/users.ts' }),
+        ...tool(A, n++, 'Edit', { file_path: 'src/db/migrations/002_users_team_idx.sql' }),
+        ...readBurst(A, FILES.slice(8)),
+      ],
+      pauseMs: 600,
+    },
+    ...[0, 1, 2].map((round) => ({
+      label: `turn A iterates (round ${round + 1})`,
+      events: [
+        ...tool(A, n++, 'Bash', { command: 'npm run typecheck' }),
+        ...readBurst(A, FILES.slice(round, round + 3)),
+        ...tool(A, n++, 'Grep', { pattern: `team_id ${round}` }),
+      ],
+      pauseMs: 500,
+    })),
+    {
+      label: 'the test run prints a long output (the log rolls over)',
+      events: [
+        { type: 'tool_call', turnId: A, callId: 'tests', tool: 'Bash', input: { command: 'npm test' } },
+        { type: 'command', turnId: A, command: 'npm test', exitCode: 0, output: longOutput },
+        {
+          type: 'tool_result',
+          turnId: A,
+          callId: 'tests',
+          tool: 'Bash',
+          ok: true,
+          exitCode: 0,
+          output: longOutput,
+        },
+        ...readBurst(A, FILES.slice(0, 4)),
+      ],
+      pauseMs: 800,
+    },
+    {
+      label: 'turn A answers and ends',
+      events: [
+        {
+          type: 'answer',
+          turnId: A,
+          text: 'The users endpoint did one query per user (N+1). I batched it into one query and added an index on users.team_id; p95 went from 820 ms to 45 ms. Tests pass.',
+        },
+        { type: 'turn_ended', turnId: A, outcome: 'ok' },
+      ],
+      pauseMs: 0,
+    },
+  ];
+  return {
+    space,
+    userMessages: [
+      { ref: 'msg-a', text: 'Why is the users endpoint slow? Fix it and run the tests.' },
+      { ref: 'msg-b', text: 'What does src/lib/cache.ts do?' },
+    ],
+    steps,
+    plantedSecret,
+  };
+}
