@@ -1,0 +1,260 @@
+/**
+ * The Google Chat surface: the ChatSurface port over googleapis Chat v1.
+ *
+ * - post: `spaces.messages.create`; a thread reply names the thread
+ *   (`thread.name`, turnlog's GChat thread id) with
+ *   `REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD`; a root message without a known
+ *   thread is looked up once (`spaces.messages.get`) for its `thread.name`.
+ *   A client id becomes `requestId` and a client-assigned `messageId`, so a
+ *   retried create returns the message it made. A card goes as `cardsV2`;
+ *   when Chat refuses it (400) the plain-text fallback goes in its place,
+ *   in the same thread.
+ * - edit: `spaces.messages.patch` with `updateMask: 'text'`.
+ * - react: refused as `invalid` — Chat reactions need user authentication;
+ *   an app's credentials cannot add them.
+ * Errors are SurfaceErrors (errors.ts); 429s wait by a per-space
+ * exponential backoff (backoff.ts). An aborted call rejects with an
+ * `AbortError`.
+ */
+import type { chat_v1 } from 'googleapis/build/src/apis/chat/index.js';
+import { renderGchatText, renderPolicyCard, renderPolicyFallbackText } from '../../render/gchat.js';
+import { neutralizeBroadMentions } from '../../render/mentions.js';
+import {
+  type CallOpts,
+  type ChatSurface,
+  type EditRequest,
+  isSurfaceError,
+  type PostedMessage,
+  type PostRequest,
+  type SurfaceCapabilities,
+  SurfaceError,
+  type ThreadAnchor,
+} from '../surface.js';
+import { type BackoffOptions, createSpaceBackoff } from './backoff.js';
+import { createGchatClient, type GchatAuth } from './client.js';
+import { googleStatusOf, httpStatusOf, toSurfaceError } from './errors.js';
+import { clientMessageIdFor, requestIdFor } from './ids.js';
+import { gchatSpaceName, isThreadOf, requireMessageOf } from './names.js';
+
+export { CHAT_BOT_SCOPE, type GchatAuth } from './client.js';
+
+export interface GchatSurfaceOptions {
+  /** An emulator's origin (`turnlog emulate` prints it); absent → Google's API. */
+  apiUrl?: string;
+  /** Path of a service-account key file; absent → application default credentials. Ignored with `auth`. */
+  credentials?: string;
+  /** A google-auth-library client (GoogleAuth, JWT …) to use instead of building one. */
+  auth?: GchatAuth;
+  /** Per request; a request without an answer by then is `transient`. Default 30 000. */
+  requestTimeoutMs?: number;
+  /** Refuse text over `capabilities.maxChars` (4096, Chat's older limit) before sending. Default false (Google checks 32,000 bytes). */
+  strict?: boolean;
+  /** The 429 backoff (default 1 s doubling to 32 s). */
+  backoff?: BackoffOptions;
+}
+
+/** The reference spec budgets 4096 chars (the API takes 32,000 bytes); threads only in named spaces; `requestId` is idempotent. */
+export const GCHAT_CAPABILITIES: Readonly<SurfaceCapabilities> = {
+  maxChars: 4096,
+  silentPosts: false,
+  threadsInDms: false,
+  idempotentCreate: true,
+};
+
+const REPLY_OPTION = 'REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD';
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function abortError(): DOMException {
+  return new DOMException('The Google Chat call was aborted', 'AbortError');
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortError();
+}
+
+type MessageBody = chat_v1.Schema$Message;
+
+export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface {
+  const client = createGchatClient(opts);
+  const { chat } = client;
+  const timeout = opts.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeout > 0)) {
+    throw new RangeError(`createGchatSurface: requestTimeoutMs must be positive, got ${timeout}`);
+  }
+  const capabilities: SurfaceCapabilities = { ...GCHAT_CAPABILITIES };
+  const backoff = createSpaceBackoff(opts.backoff);
+
+  /** One API call in `space`: abort honoured, errors mapped, the space's backoff reset on success. */
+  async function call<T>(
+    space: string,
+    what: string,
+    signal: AbortSignal | undefined,
+    run: (options: { signal?: AbortSignal; timeout: number }) => Promise<{ data: T }>,
+  ): Promise<T> {
+    throwIfAborted(signal);
+    try {
+      const { data } = await run({ timeout, ...(signal ? { signal } : {}) });
+      backoff.reset(space);
+      return data;
+    } catch (error) {
+      // The caller's abort, not a failure of Google's (a timeout aborts gaxios' own signal).
+      if (signal?.aborted) throw abortError();
+      throw toSurfaceError(error, { what: `${what} in ${space}`, nextBackoffMs: () => backoff.next(space) });
+    }
+  }
+
+  /** The thread name a reply goes to: the anchor's thread, else the root message's (one read). */
+  async function threadNameOf(
+    space: string,
+    anchor: ThreadAnchor,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    if (anchor.threadId !== undefined && isThreadOf(space, anchor.threadId)) return anchor.threadId;
+    if (anchor.rootMessageId === undefined) {
+      throw new SurfaceError(
+        'invalid',
+        `thread anchor ${JSON.stringify(anchor)} has neither a thread of ${space} (${space}/threads/<id>) nor a root message`,
+      );
+    }
+    const name = requireMessageOf(space, anchor.rootMessageId, 'root message');
+    const root = await call(space, 'spaces.messages.get (thread root)', signal, (o) =>
+      chat.spaces.messages.get({ name }, o),
+    );
+    const thread = root.thread?.name;
+    if (typeof thread !== 'string' || !isThreadOf(space, thread)) {
+      throw new SurfaceError('invalid', `root message ${name} came back without a thread of ${space}`);
+    }
+    return thread;
+  }
+
+  /** `spaces.messages.create`, idempotent by client id: a replay or an existing client-assigned id returns that message. */
+  async function create(
+    space: string,
+    body: MessageBody,
+    thread: string | undefined,
+    clientId: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<PostedMessage> {
+    const messageId = clientId === undefined ? undefined : clientMessageIdFor(clientId);
+    const params: chat_v1.Params$Resource$Spaces$Messages$Create = {
+      parent: space,
+      requestBody: { ...body, ...(thread === undefined ? {} : { thread: { name: thread } }) },
+      ...(thread === undefined ? {} : { messageReplyOption: REPLY_OPTION }),
+      ...(clientId === undefined ? {} : { requestId: requestIdFor(clientId), messageId }),
+    };
+    try {
+      return postedOf(
+        await call(space, 'spaces.messages.create', signal, (o) => chat.spaces.messages.create(params, o)),
+      );
+    } catch (error) {
+      if (messageId === undefined || !isAlreadyExists(error)) throw error;
+      // The message exists under its client-assigned id (made by an earlier attempt): return it.
+      const name = `${space}/messages/${messageId}`;
+      return postedOf(
+        await call(space, 'spaces.messages.get (existing client id)', signal, (o) =>
+          chat.spaces.messages.get({ name }, o),
+        ),
+      );
+    }
+  }
+
+  return {
+    platform: 'gchat',
+    capabilities,
+
+    async post(req: PostRequest, callOpts?: CallOpts): Promise<PostedMessage> {
+      const signal = callOpts?.signal;
+      throwIfAborted(signal);
+      const space = gchatSpaceName(req.space);
+      const thread = req.thread ? await threadNameOf(space, req.thread, signal) : undefined;
+      if (!req.card) {
+        return create(space, { text: checkedText(req.text) }, thread, req.clientId, signal);
+      }
+      const card = {
+        cardsV2: renderPolicyCard(req.card),
+        fallbackText: neutralizeBroadMentions(req.text, 'gchat'),
+      };
+      try {
+        return await create(space, card, thread, req.clientId, signal);
+      } catch (error) {
+        if (!(isSurfaceError(error) && error.details.status === 400)) throw error;
+        // Chat refused the card: the same request as text, with its own idempotency ids.
+        const fallbackId = req.clientId === undefined ? undefined : `${req.clientId}:text`;
+        return create(
+          space,
+          { text: checkedText(renderPolicyFallbackText(req.card)) },
+          thread,
+          fallbackId,
+          signal,
+        );
+      }
+    },
+
+    async edit(req: EditRequest, callOpts?: CallOpts): Promise<void> {
+      const signal = callOpts?.signal;
+      throwIfAborted(signal);
+      const space = gchatSpaceName(req.space);
+      const name = requireMessageOf(space, req.messageId, 'message');
+      const text = checkedText(req.text);
+      await call(space, 'spaces.messages.patch', signal, (o) =>
+        chat.spaces.messages.patch({ name, updateMask: 'text', requestBody: { text } }, o),
+      );
+    },
+
+    async react(req, callOpts?: CallOpts): Promise<void> {
+      throwIfAborted(callOpts?.signal);
+      gchatSpaceName(req.space);
+      throw new SurfaceError(
+        'invalid',
+        `cannot react ${req.emoji} to ${req.messageId}: reactions need user authentication on Google Chat (a Chat app's own credentials cannot add them)`,
+      );
+    },
+
+    async ready(): Promise<boolean> {
+      try {
+        if (opts.apiUrl !== undefined) {
+          // The emulator: its inspection API answers a cheap GET that counts against no limit and records nothing.
+          const res = await fetch(new URL('/_emulator/limits', opts.apiUrl), {
+            signal: AbortSignal.timeout(timeout),
+          });
+          return res.ok;
+        }
+        // Google: the credentials load (key file or application default credentials).
+        const auth = client.auth;
+        if (auth !== undefined && typeof auth !== 'string' && 'getClient' in auth) await auth.getClient();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+
+  /** The text to send: rendered for Chat, and within `maxChars` when strict. */
+  function checkedText(text: string): string {
+    const rendered = renderGchatText(text);
+    if (opts.strict) {
+      const chars = [...rendered].length;
+      if (chars > capabilities.maxChars) {
+        throw new SurfaceError(
+          'invalid',
+          `message text is ${chars} characters; strict mode allows ${capabilities.maxChars}`,
+        );
+      }
+    }
+    return rendered;
+  }
+}
+
+function isAlreadyExists(error: unknown): boolean {
+  if (!isSurfaceError(error)) return false;
+  const cause = error.details.cause;
+  return httpStatusOf(cause) === 409 && googleStatusOf(cause) === 'ALREADY_EXISTS';
+}
+
+function postedOf(message: chat_v1.Schema$Message): PostedMessage {
+  if (typeof message.name !== 'string' || message.name === '') {
+    throw new SurfaceError('transient', 'spaces.messages.create answered without a message name');
+  }
+  const threadId = message.thread?.name;
+  return { messageId: message.name, ...(typeof threadId === 'string' ? { threadId } : {}) };
+}
