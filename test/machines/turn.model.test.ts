@@ -1,0 +1,320 @@
+// spec: Actor-runtime item 7 — model-based tests of the turn machine with @xstate/graph: every state
+// and every transition taken by some path (the test names any never taken), and on every path the
+// turn keeps its promises: one notifying post per log message opened (buzzes = 1 + rollovers, and on a
+// platform with silent posts a turn buzzes once), no call after `ended`, the terminal frame always
+// sent, no entry lost (each entry is in some sent text or in the dead-letter record).
+// spec: gchat E2E 9 (rollover), 15 (degraded), 16 (edit fails twice), 17 (404 on edit) run on every path here.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RecordedCall } from '../../src/emulators/types.js';
+import {
+  checkFinishedTurn,
+  type FinishedTurn,
+  turnModelEntryTag,
+} from '../../src/testing/turn-invariants.js';
+import {
+  replayTurnCommands,
+  resolveTurnModelConfig,
+  runTurnModel,
+  type TurnModelOptions,
+  type TurnModelResult,
+  turnMachineStateIds,
+  turnMachineTransitionKeys,
+  turnModelEntry,
+  turnRolloverTransitionKeys,
+  turnTransitionsNotReachable,
+} from '../../src/testing/turn-model.js';
+import { renderTurnLog, turnLogFromEntries } from '../../src/turnlog/log.js';
+import type { CondenseStrategy } from '../../src/turnlog/types.js';
+
+/** Enough paths for every transition the graph reaches plus a spread of the rest, in a few seconds per run. */
+const MAX_PATHS = 120;
+const NOT_REACHABLE = Object.keys(turnTransitionsNotReachable);
+
+function expectNoFailures(result: TurnModelResult): void {
+  // Names the path and what broke, not just a count.
+  expect(result.failures.slice(0, 3)).toEqual([]);
+}
+
+describe('the turn machine definition, as the kit lists it', () => {
+  it('lists every state and every transition, each once', () => {
+    const states = turnMachineStateIds();
+    const transitions = turnMachineTransitionKeys();
+    expect(states).toHaveLength(31);
+    expect(new Set(states).size).toBe(states.length);
+    expect(transitions).toHaveLength(84);
+    expect(new Set(transitions).size).toBe(transitions.length);
+    for (const key of NOT_REACHABLE) expect(transitions).toContain(key);
+  });
+});
+
+const strategyRun = (strategy: CondenseStrategy, platform: 'gchat' | 'discord') => ({
+  name: `${strategy} with a tiny maxChars (${platform})`,
+  opts: { platform, settings: { strategy, maxChars: 100 } } satisfies TurnModelOptions,
+  // drop-earliest never rolls over, by design.
+  notTaken:
+    strategy === 'drop-earliest'
+      ? turnMachineTransitionKeys().filter(
+          (key) => NOT_REACHABLE.includes(key) || turnRolloverTransitionKeys().includes(key),
+        )
+      : NOT_REACHABLE,
+});
+
+const runs: Array<{ name: string; opts: TurnModelOptions; notTaken: string[] }> = [
+  { name: 'the default settings (Google Chat)', opts: {}, notTaken: NOT_REACHABLE },
+  // Rollovers on a platform with silent posts: a turn buzzes once however many log messages it opens.
+  strategyRun('rollover', 'discord'),
+  strategyRun('aggressive-truncate', 'gchat'),
+  strategyRun('hybrid', 'gchat'),
+  strategyRun('drop-earliest', 'gchat'),
+];
+
+describe.each(runs)('turn machine, model-based: $name', ({ opts, notTaken }) => {
+  let result: TurnModelResult;
+
+  beforeAll(async () => {
+    result = await runTurnModel({ ...opts, maxPaths: MAX_PATHS });
+  });
+
+  it('keeps every promise on every path', () => {
+    expect(result.paths).toBe(MAX_PATHS);
+    expectNoFailures(result);
+  });
+
+  it('takes every transition the machine defines (except those no path can take)', () => {
+    expect(result.coverage.transitions.missing).toEqual(notTaken);
+    expect(result.coverage.transitions.total).toBe(turnMachineTransitionKeys().length);
+  });
+
+  it('visits every state (a strategy that never rolls over never rolls over)', () => {
+    const rolling = turnMachineStateIds().filter((id) => id.startsWith('turn.rolling-over'));
+    const expected = opts.settings?.strategy === 'drop-earliest' ? rolling : [];
+    expect(result.coverage.states.missing).toEqual(expected);
+  });
+
+  it('goes through the situations the promises are about', () => {
+    const { exercised } = result;
+    expect(exercised.degraded).toBeGreaterThan(0);
+    expect(exercised.deadLetters).toBeGreaterThan(0);
+    expect(exercised.restarted).toBeGreaterThan(0);
+    expect(exercised.deletedByAPerson).toBeGreaterThan(0);
+    // Several log messages: rollovers, or a fresh one after a deleted or abandoned message.
+    expect(exercised.severalLogMessages).toBeGreaterThan(0);
+  });
+});
+
+describe('replayTurnCommands (one path, as a failure report gives it)', () => {
+  it('replays the path that found the degraded turn that never ended: it now ends, top-level', async () => {
+    const config = resolveTurnModelConfig({ settings: { maxChars: 100 } });
+    const replay = await replayTurnCommands(
+      [
+        { type: 'start', threaded: true },
+        { type: 'log', size: 'short' },
+        { type: 'end' },
+        { type: 'respond', result: 'transient' },
+      ],
+      config,
+    );
+    expect(replay.problems).toEqual([]);
+    expect(replay.finish.map((command) => command.type)).toEqual(['fund', 'respond']);
+    const creates = replay.driver.surface.calls.filter((call) => call.op === 'create');
+    expect(creates.map((call) => call.status)).toEqual([500, 200]);
+    expect(creates[1]?.thread).toBeNull();
+    expect(replay.driver.snapshot().status).toBe('done');
+  });
+});
+
+describe('the kit’s entries', () => {
+  it('are sized so two short ones fit a log message, a third does not, and a long one fills it alone', () => {
+    for (const maxChars of [100, 3500]) {
+      const rendersAs = (sizes: Array<'short' | 'long'>) =>
+        renderTurnLog(
+          turnLogFromEntries(
+            sizes.map((size, i) => turnModelEntry(i + 1, size, maxChars)),
+            { maxChars },
+          ),
+          { maxChars },
+        ).kind;
+      expect(rendersAs(['short', 'short'])).toBe('fits');
+      expect(rendersAs(['short', 'short', 'short'])).toBe('rollover');
+      expect(rendersAs(['long'])).toBe('fits');
+      expect(rendersAs(['short', 'long'])).toBe('rollover');
+    }
+  });
+
+  it('start with their tag', () => {
+    expect(turnModelEntry(7, 'short', 100).summary.startsWith(turnModelEntryTag(7))).toBe(true);
+  });
+});
+
+describe('runTurnModel options', () => {
+  it('refuses bad settings with an error naming them', () => {
+    expect(() => resolveTurnModelConfig({ settings: { maxChars: 50 } })).toThrow(
+      /maxChars must be an integer ≥ 100/,
+    );
+    expect(() => resolveTurnModelConfig({ settings: { editDebounceMs: -1 } })).toThrow(
+      /settings\.editDebounceMs must be an integer ≥ 0, got -1/,
+    );
+    expect(() => resolveTurnModelConfig({ settings: { terminalAttempts: 0 } })).toThrow(
+      /settings\.terminalAttempts must be an integer ≥ 1, got 0/,
+    );
+    expect(() => resolveTurnModelConfig({ maxDepth: 1 })).toThrow(/maxDepth must be an integer ≥ 2, got 1/);
+    expect(() => resolveTurnModelConfig({ maxPaths: 0 })).toThrow(
+      /maxPaths must be an integer ≥ 1 or Infinity/,
+    );
+    expect(() => resolveTurnModelConfig({ platform: 'irc' as never })).toThrow(/platform must be one of/);
+    expect(() => resolveTurnModelConfig({ platform: 'discord', settings: { maxChars: 3500 } })).toThrow(
+      /settings\.maxChars \(3500\) is over the platform's maxChars \(2000\)/,
+    );
+  });
+
+  it('uses your settings over its defaults', () => {
+    const config = resolveTurnModelConfig({ settings: { strategy: 'hybrid', editDebounceMs: 250 } });
+    expect(config.settings).toMatchObject({ strategy: 'hybrid', editDebounceMs: 250, maxChars: 3500 });
+    expect(config.capabilities.silentPosts).toBe(false);
+    expect(
+      resolveTurnModelConfig({ platform: 'discord', settings: { maxChars: 2000 } }).capabilities.silentPosts,
+    ).toBe(true);
+  });
+});
+
+describe('checkFinishedTurn (the promises the kit checks)', () => {
+  const entries = [1, 2, 3].map((seq) => turnModelEntry(seq, 'short', 200));
+  let seq = 0;
+  const call = (over: Partial<RecordedCall>): RecordedCall => ({
+    seq: ++seq,
+    at: seq,
+    method: 'POST',
+    path: '/spaces/A/messages',
+    op: 'create',
+    status: 200,
+    space: 'spaces/A',
+    thread: 't',
+    messageId: 'm1',
+    text: null,
+    notifies: true,
+    mentions: [],
+    ...over,
+  });
+  const lines = (...tags: number[]) =>
+    tags.map((n) => `• 12:00:00  ${turnModelEntryTag(n)} tool: x`).join('\n');
+  const good = (): FinishedTurn => ({
+    entries,
+    calls: [
+      call({ messageId: 'm1', text: lines(1) }),
+      call({ op: 'update', method: 'PATCH', messageId: 'm1', text: lines(1, 2), notifies: false }),
+      call({ messageId: 'm2', text: lines(3), notifies: true, details: { silent: true } }),
+    ],
+    messages: [
+      { id: 'm1', thread: 't', text: lines(1, 2), createdAt: 0, updatedAt: 1, edits: 1, deleted: false },
+      { id: 'm2', thread: 't', text: lines(3), createdAt: 2, updatedAt: null, edits: 0, deleted: false },
+    ],
+    logMessages: [
+      { messageId: 'm1', threadId: 't', final: true },
+      { messageId: 'm2', threadId: 't', final: false },
+    ],
+    deadLetters: [],
+    ended: true,
+    callsAfterEnd: 0,
+    budgetRequests: ['budget.progress.request', 'budget.card.closed'],
+    droppedAtEnd: 0,
+    silentPosts: false,
+    strategy: 'rollover',
+  });
+
+  it('accepts a turn that keeps them', () => {
+    expect(checkFinishedTurn(good())).toEqual([]);
+  });
+
+  it('(a) flags a create the turn does not know of, and a rollover that did not ask to be silent', () => {
+    const turn = good();
+    const duplicate = call({ messageId: 'm3', text: lines(3) });
+    expect(
+      checkFinishedTurn({ ...turn, calls: [...turn.calls.slice(0, 2), duplicate, turn.calls[2]!] }),
+    ).toEqual([
+      '(a) 3 message(s) created on the platform, but the turn opened 2 log message(s)',
+      '(a) log message #2 (m3) was posted without asking to be silent',
+    ]);
+  });
+
+  it('(a) flags a second buzz where posts can be silent', () => {
+    expect(checkFinishedTurn({ ...good(), silentPosts: true })).toEqual([
+      '(a) 2 notifying post(s) for 2 log message(s); expected 1',
+    ]);
+  });
+
+  it('(b) flags a turn that never ended, and a call after the end', () => {
+    expect(checkFinishedTurn({ ...good(), ended: false, callsAfterEnd: 2 })).toEqual([
+      '(b) the turn never reached ended',
+      '(b) 2 surface call(s) after the turn ended',
+    ]);
+  });
+
+  it('(b) flags an ended turn that did not release its budget card exactly once', () => {
+    expect(checkFinishedTurn({ ...good(), budgetRequests: ['budget.progress.request'] })).toEqual([
+      '(b) the turn told the budget 0 time(s) that its card closed',
+    ]);
+  });
+
+  it('(c) flags a terminal frame not sent, and a message that does not show the last text sent', () => {
+    const turn = good();
+    expect(
+      checkFinishedTurn({
+        ...turn,
+        calls: turn.calls.slice(0, 2),
+        logMessages: turn.logMessages.slice(0, 1),
+      }),
+    ).toEqual([
+      expect.stringMatching(/^\(c\) the newest entry \[e3\] is not in the last text sent: /),
+      '(d) 1 entry never shown nor dead-lettered: [e3]',
+    ]);
+    const stale = turn.messages.map((m) => (m.id === 'm2' ? { ...m, text: 'something else' } : m));
+    expect(checkFinishedTurn({ ...turn, messages: stale })).toEqual([
+      expect.stringMatching(/^\(c\) message m2 shows "something else", not the last text sent/),
+    ]);
+  });
+
+  it('(d) accepts an entry in a dead letter, and flags one that is nowhere', () => {
+    const turn = good();
+    const lost = turn.calls.map((c) => (c.op === 'update' ? { ...c, text: lines(1) } : c));
+    expect(checkFinishedTurn({ ...turn, calls: lost })).toEqual([
+      '(d) 1 entry never shown nor dead-lettered: [e2]',
+    ]);
+    expect(
+      checkFinishedTurn({
+        ...turn,
+        calls: lost,
+        deadLetters: [{ reason: 'final edit failed', entries: [entries[1]!] }],
+      }),
+    ).toEqual([]);
+  });
+
+  it('(d) lets a dropping strategy drop as many entries as its dropped markers count, not more', () => {
+    const turn = good();
+    const dropped = [
+      call({ messageId: 'm1', text: lines(1) }),
+      call({ messageId: 'm2', text: `• …1 earlier entry dropped\n${lines(3)}`, details: { silent: true } }),
+    ];
+    const messages = [
+      { ...turn.messages[0]!, text: lines(1) },
+      { ...turn.messages[1]!, text: dropped[1]!.text! },
+    ];
+    expect(checkFinishedTurn({ ...turn, calls: dropped, messages, strategy: 'hybrid' })).toEqual([]);
+    expect(checkFinishedTurn({ ...turn, calls: dropped, messages, strategy: 'rollover' })).toEqual([
+      '(d) 1 entry never shown nor dead-lettered: [e2]',
+    ]);
+    const noMarker = dropped.map((c) => ({
+      ...c,
+      text: c.text!.replace(/^• …1 earlier entry dropped\n/, ''),
+    }));
+    expect(
+      checkFinishedTurn({ ...turn, calls: noMarker, messages, strategy: 'hybrid' }).filter((p) =>
+        p.startsWith('(d)'),
+      ),
+    ).toEqual(['(d) 1 entry never shown nor dead-lettered: [e2]']);
+    expect(
+      checkFinishedTurn({ ...turn, calls: noMarker, messages, strategy: 'hybrid', droppedAtEnd: 1 }).filter(
+        (p) => p.startsWith('(d)'),
+      ),
+    ).toEqual([]);
+  });
+});
