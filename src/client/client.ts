@@ -1,0 +1,103 @@
+/**
+ * The client facade both clients share: turn scopes, inbound anchors and raw
+ * events over a transport (HTTP batches, or `runtime.ingest` in process),
+ * with every event's fate kept in a ledger.
+ */
+import { randomUUID } from 'node:crypto';
+import { SPACE_PATTERN } from '../events/schema.js';
+import { DeliveryError } from './errors.js';
+import type { DeliveryLedger } from './ledger.js';
+import { createTurnScope, type ScopeContext } from './scope.js';
+import type { ClientOptions, InboundOptions, StartTurnOptions, TurnlogClient, TurnScope } from './types.js';
+
+/** Where a client's events go. It tells the ledger what became of each. */
+export interface EventTransport {
+  /** Queues an event; throws when it cannot be encoded. */
+  enqueue(event: Record<string, unknown>): void;
+  /** Resolves once every event queued so far is settled (accepted, rejected or given up on). */
+  drain(): Promise<void>;
+  /** Drains, then releases timers. */
+  close(): Promise<void>;
+}
+
+/** The reference spec's MAX_SUBAGENT_DEPTH. */
+export const DEFAULT_MAX_SUBAGENT_DEPTH = 2;
+
+export function buildClient(
+  transport: EventTransport,
+  ledger: DeliveryLedger,
+  options: ClientOptions & { now?: () => number },
+): TurnlogClient {
+  const maxSubagentDepth = options.maxSubagentDepth ?? DEFAULT_MAX_SUBAGENT_DEPTH;
+  if (!Number.isInteger(maxSubagentDepth) || maxSubagentDepth < 0) {
+    throw new RangeError(`maxSubagentDepth must be an integer ≥ 0, got ${String(options.maxSubagentDepth)}`);
+  }
+  let closed = false;
+
+  const send = (event: Record<string, unknown>) => {
+    if (closed) throw new Error(`the turnlog client is closed; ${String(event.type)} event refused`);
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+      throw new TypeError('send: a run event is a JSON object');
+    }
+    transport.enqueue(event);
+  };
+
+  const scopeContext: ScopeContext = {
+    emit: send,
+    maxSubagentDepth,
+    ...(options.now ? { now: options.now } : {}),
+    async endTurn(turnId) {
+      await transport.drain();
+      const errors = ledger.takeUnseen(turnId);
+      if (errors.length > 0) throw new DeliveryError(errors, `of turn ${turnId}`);
+    },
+  };
+
+  return {
+    get counts() {
+      return ledger.counts;
+    },
+    startTurn(turn: StartTurnOptions): TurnScope {
+      assertSpace('startTurn', turn.space);
+      if (turn.turnId !== undefined && (typeof turn.turnId !== 'string' || turn.turnId === '')) {
+        throw new TypeError('startTurn: turnId must be a non-empty string when given');
+      }
+      const turnId = turn.turnId ?? randomUUID();
+      const { space, root, rootRef, dm, title } = turn;
+      send({
+        type: 'turn_started',
+        space,
+        turnId,
+        ...(root !== undefined ? { root } : {}),
+        ...(rootRef !== undefined ? { rootRef } : {}),
+        ...(dm !== undefined ? { dm } : {}),
+        ...(title !== undefined ? { title } : {}),
+        ...(options.now ? { at: options.now() } : {}),
+      });
+      return createTurnScope(scopeContext, { turnId, space });
+    },
+    inbound(message: InboundOptions) {
+      assertSpace('inbound', message.space);
+      send({ type: 'inbound', ...message, ...(options.now ? { at: options.now() } : {}) });
+    },
+    send,
+    async flush() {
+      await transport.drain();
+      return ledger.takeReport();
+    },
+    async close() {
+      closed = true;
+      await transport.close();
+      const errors = ledger.takeUnseen();
+      if (errors.length > 0) throw new DeliveryError(errors);
+    },
+  };
+}
+
+function assertSpace(what: string, space: unknown): void {
+  if (typeof space !== 'string' || !SPACE_PATTERN.test(space)) {
+    throw new TypeError(
+      `${what}: space ${JSON.stringify(space)} is not a platform-prefixed space (gchat:spaces/AAAA, slack:C0123ABCD, discord:<channel id>)`,
+    );
+  }
+}

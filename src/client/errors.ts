@@ -1,0 +1,60 @@
+/** How a client reports an event the ingest did not take: never dropped silently. */
+
+export type NotAcceptedKind =
+  /** The ingest answered and refused it (validation, an ended turn, a body over its limit, a bad token). */
+  | 'rejected'
+  /** It never got an answer: network errors or 5xx until the retries ran out. */
+  | 'undelivered';
+
+export class EventNotAcceptedError extends Error {
+  override readonly name = 'EventNotAcceptedError';
+  constructor(
+    /** The event as it was queued (for `send`, the very object passed in). */
+    readonly event: Record<string, unknown>,
+    /** The ingest's error, or why it could not be reached. */
+    readonly reason: string,
+    readonly kind: NotAcceptedKind,
+  ) {
+    super(
+      `turnlog ${kind === 'rejected' ? 'rejected' : 'could not deliver'} ${describeEvent(event)}: ${reason}`,
+    );
+  }
+}
+
+/** Thrown by `end()`/`close()` when some events were not accepted. */
+export class DeliveryError extends AggregateError {
+  override readonly name = 'DeliveryError';
+  declare readonly errors: EventNotAcceptedError[];
+  /** `scope`: whose events they are (`of turn T1`), or nothing for the whole client. */
+  constructor(errors: EventNotAcceptedError[], scope?: string) {
+    const shown = errors.slice(0, 3).map((e) => e.message);
+    const more = errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '';
+    const count = errors.length === 1 ? '1 event' : `${errors.length} events`;
+    super(
+      errors,
+      `${count}${scope ? ` ${scope}` : ''} ${errors.length === 1 ? 'was' : 'were'} not accepted: ${shown.join('; ')}${more}`,
+    );
+  }
+}
+
+/** `tool_call c1 of turn T1`, `subagent s1 (started) of turn T1`, `inbound spaces/A/messages/1 in gchat:spaces/A`. */
+export function describeEvent(event: Record<string, unknown>): string {
+  const type = typeof event.type === 'string' ? event.type : 'event without a type';
+  const id = firstString(event, ['callId', 'requestId', 'subagentId', 'messageId']);
+  const status = type === 'subagent' && typeof event.status === 'string' ? ` (${event.status})` : '';
+  const where =
+    typeof event.turnId === 'string'
+      ? ` of turn ${event.turnId}`
+      : typeof event.space === 'string'
+        ? ` in ${event.space}`
+        : '';
+  return `${type}${id === undefined ? '' : ` ${id}`}${status}${where}`;
+}
+
+function firstString(event: Record<string, unknown>, fields: string[]): string | undefined {
+  for (const field of fields) {
+    const value = event[field];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
+}

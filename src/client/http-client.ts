@@ -1,0 +1,19 @@
+/** `createTurnlogClient`: run events to a running `turnlog serve` over HTTP (CONTRACTS.md §2). */
+import { systemClock } from '../clock.js';
+import { buildClient } from './client.js';
+import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
+import { DeliveryLedger } from './ledger.js';
+import type { ClientOptions, TurnlogClient } from './types.js';
+
+export type TurnlogClientOptions = HttpTransportOptions & ClientOptions;
+
+/**
+ * A client of `POST /v1/events`. Events are batched, so each is stamped with
+ * `at` when logged (the time it happened, not the time the batch went).
+ */
+export function createTurnlogClient(options: TurnlogClientOptions): TurnlogClient {
+  const ledger = new DeliveryLedger(options.onRejected);
+  const transport = new HttpTransport(options, ledger);
+  const clock = options.clock ?? systemClock;
+  return buildClient(transport, ledger, { ...options, now: () => clock.now() });
+}

@@ -1,0 +1,195 @@
+/**
+ * Turn and subagent scopes (reference spec §1a "turnId propagation through
+ * subagents"): every scope of a turn, however deep, stamps the ROOT turn's
+ * id, so a subagent's events land in the same thread and log message as its
+ * parent's instead of opening a turn of their own.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EventScope, ScopeEvent, SubagentScope, ToolResultOptions, TurnScope } from './types.js';
+
+export interface ScopeContext {
+  /** Queues a finished event. */
+  emit(event: Record<string, unknown>): void;
+  /** Sends everything queued; throws a `DeliveryError` for this turn's events not accepted. */
+  endTurn(turnId: string): Promise<void>;
+  maxSubagentDepth: number;
+  /** Stamps `at` when the ingest may see the event later than it happened (batching). */
+  now?: () => number;
+}
+
+/** Types a scope logs through its own methods, and which method. */
+const LIFECYCLE_TYPES: Record<string, string> = {
+  inbound: 'client.inbound()',
+  turn_started: 'client.startTurn()',
+  turn_ended: 'end()',
+  subagent: 'subagent() and the subagent scope’s end()',
+};
+
+/** Whether the turn is still open, shared by every scope of the turn. */
+interface TurnState {
+  ended: boolean;
+}
+
+abstract class BaseScope implements EventScope {
+  protected ended = false;
+  /** callId → tool, so `toolResult` needs no tool name. */
+  private readonly calls = new Map<string, string>();
+
+  constructor(
+    protected readonly context: ScopeContext,
+    protected readonly turn: TurnState,
+    readonly turnId: string,
+    readonly space: string,
+    readonly depth: number,
+    readonly subagentId?: string,
+    readonly parentSubagentId?: string,
+  ) {}
+
+  log(event: ScopeEvent): void {
+    const type = (event as { type?: unknown }).type;
+    if (typeof type !== 'string' || type === '') {
+      throw new TypeError('log: the event needs a "type" (tool_call, tool_result, assistant, note, …)');
+    }
+    const method = LIFECYCLE_TYPES[type];
+    if (method !== undefined) throw new TypeError(`log: ${type} events are logged by ${method}`);
+    this.emit(event as unknown as Record<string, unknown>);
+  }
+
+  toolCall(
+    tool: string,
+    input?: Record<string, unknown>,
+    options: { callId?: string; summary?: string } = {},
+  ): string {
+    const callId = options.callId ?? randomUUID();
+    this.emit({
+      type: 'tool_call',
+      callId,
+      tool,
+      ...(input !== undefined ? { input } : {}),
+      ...(options.summary !== undefined ? { summary: options.summary } : {}),
+    });
+    this.calls.set(callId, tool);
+    return callId;
+  }
+
+  toolResult(callId: string, result: ToolResultOptions): void {
+    const { tool: given, ...fields } = result;
+    const tool = given ?? this.calls.get(callId);
+    if (tool === undefined) {
+      throw new Error(
+        `toolResult: call ${callId} was not made by this scope's toolCall(); pass the tool name ({tool})`,
+      );
+    }
+    this.emit({ type: 'tool_result', callId, tool, ...fields });
+  }
+
+  note(text: string, level?: 'info' | 'warn' | 'error'): void {
+    this.emit({ type: 'note', text, ...(level !== undefined ? { level } : {}) });
+  }
+
+  assistant(text: string): void {
+    this.emit({ type: 'assistant', text });
+  }
+
+  subagent(name: string, options: { subagentId?: string } = {}): SubagentScope {
+    this.assertOpen(`subagent("${name}")`);
+    const depth = this.depth + 1;
+    if (depth > this.context.maxSubagentDepth) {
+      throw new RangeError(
+        `subagent("${name}"): subagents nest at most ${this.context.maxSubagentDepth} levels deep (maxSubagentDepth) and this scope is already at depth ${this.depth}`,
+      );
+    }
+    if (options.subagentId === '') throw new TypeError(`subagent("${name}"): subagentId must not be empty`);
+    const child = new Subagent(
+      this.context,
+      this.turn,
+      this.turnId,
+      this.space,
+      depth,
+      options.subagentId ?? randomUUID(),
+      this.subagentId,
+      name,
+    );
+    child.announce('started');
+    return child;
+  }
+
+  /** Stamps the scope's ids (and `at`) on an event and queues it. */
+  protected emit(event: Record<string, unknown>, what = `log ${String(event.type)}`): void {
+    this.assertOpen(what);
+    for (const field of ['turnId', 'space'] as const) {
+      if (event[field] !== undefined && event[field] !== this[field]) {
+        throw new Error(
+          `${what}: the event carries ${field} ${JSON.stringify(event[field])}, but this scope logs ${field} ${JSON.stringify(this[field])}`,
+        );
+      }
+    }
+    this.context.emit({
+      ...event,
+      space: this.space,
+      turnId: this.turnId,
+      ...(this.subagentId !== undefined ? { subagentId: this.subagentId } : {}),
+      ...(this.parentSubagentId !== undefined ? { parentSubagentId: this.parentSubagentId } : {}),
+      ...(event.at === undefined && this.context.now ? { at: this.context.now() } : {}),
+    });
+  }
+
+  protected assertOpen(what: string): void {
+    if (this.turn.ended) throw new Error(`${what}: turn ${this.turnId} has ended`);
+    if (this.ended) throw new Error(`${what}: ${this.describe()} has ended`);
+  }
+
+  protected abstract describe(): string;
+}
+
+class Turn extends BaseScope implements TurnScope {
+  answer(text: string): void {
+    this.emit({ type: 'answer', text });
+  }
+
+  async end(outcome: 'ok' | 'error' | 'stopped' = 'ok'): Promise<void> {
+    this.emit({ type: 'turn_ended', outcome }, `end(${outcome})`);
+    this.ended = true;
+    this.turn.ended = true;
+    await this.context.endTurn(this.turnId);
+  }
+
+  protected describe(): string {
+    return `turn ${this.turnId}`;
+  }
+}
+
+class Subagent extends BaseScope implements SubagentScope {
+  declare readonly subagentId: string;
+
+  constructor(
+    context: ScopeContext,
+    turn: TurnState,
+    turnId: string,
+    space: string,
+    depth: number,
+    subagentId: string,
+    parentSubagentId: string | undefined,
+    readonly name: string,
+  ) {
+    super(context, turn, turnId, space, depth, subagentId, parentSubagentId);
+  }
+
+  /** The `subagent` status event: its `subagentId` is this subagent, its parent the one that spawned it. */
+  announce(status: 'started' | 'done' | 'failed'): void {
+    this.emit({ type: 'subagent', status, name: this.name }, `subagent ${this.name} ${status}`);
+  }
+
+  end(status: 'done' | 'failed' = 'done'): void {
+    this.announce(status);
+    this.ended = true;
+  }
+
+  protected describe(): string {
+    return `subagent ${this.name} (${this.subagentId})`;
+  }
+}
+
+export function createTurnScope(context: ScopeContext, turn: { turnId: string; space: string }): TurnScope {
+  return new Turn(context, { ended: false }, turn.turnId, turn.space, 0);
+}
