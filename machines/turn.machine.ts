@@ -5,7 +5,9 @@
  *   idle ──log──▶ opened ──log──▶ debouncing ──edit──▶ opened.live
  *                   │                 │  └─rollover─▶ rolling-over ──▶ debouncing | opened.live
  *                   └─first post fails─▶ degraded (entries go top-level, in batches)
- *   any ──turn.end──▶ ending (terminal slot, newest frame) ──▶ ended
+ *   proactive: idle ──▶ heading (post `🕒 <title>`, the log threads under it) ──▶ idle
+ *   any ──turn.end──▶ flushing (terminal slot, newest frame) ──▶ ended
+ *   any ──turn.flush (shutdown)──▶ flushing ──▶ back where it was
  *
  * Pure definition: every action, guard, actor and delay is declared by name;
  * the implementations that touch the turn log, the platform and the budget
@@ -47,6 +49,8 @@ export interface TurnInput {
   settings: TurnSettings;
   /** Why the turn starts without a thread (shown once, top-level). */
   degradedReason?: string;
+  /** A proactive turn's header (`🕒 <title>`): posted top-level first, the log threads under it. */
+  header?: string;
   /**
    * A persisted snapshot to resume from instead of starting fresh: the
    * supervisor's restart/restore path (the logic is wrapped by `restorable`).
@@ -96,6 +100,8 @@ export interface TurnContext {
   failures: number;
   outcome: TurnOutcome | null;
   degradedReason: string | null;
+  /** The header still to post before the log (a proactive turn), or null. */
+  header: string | null;
   /** Entries that could not be delivered, with why: nothing is lost silently. */
   deadLetters: DeadLetter[];
   /** Warnings worth showing in GET /v1/turns/:id. */
@@ -107,6 +113,8 @@ export type TurnEvent =
   | { type: 'turn.end'; outcome: TurnOutcome }
   /** Sent after restoring from a persisted snapshot: re-arms the timer of the waiting state. */
   | { type: 'turn.recover' }
+  /** Shutdown: send the pending frame now through a terminal slot, then go on (the next process resumes). */
+  | { type: 'turn.flush' }
   | GrantedEvent
   | RefusedEvent
   | FundedEvent;
@@ -178,6 +186,14 @@ export const turnMachine = setup({
       lastSentText: frameText(context),
       failures: 0,
     })),
+    dropHeader: assign({ header: null }),
+    useHeaderAsAnchor: assign((_, params: { message: PostedMessage }) => ({
+      header: null,
+      anchor: {
+        rootMessageId: params.message.messageId,
+        ...(params.message.threadId ? { threadId: params.message.threadId } : {}),
+      },
+    })),
     recordEdited: assign(({ context }) => ({ lastSentText: frameText(context), failures: 0 })),
     finalizeCurrent: assign(({ context }) => ({
       current: null,
@@ -206,6 +222,7 @@ export const turnMachine = setup({
     hasUnsentAfterFrame: ({ context }) => context.appended > (context.frame?.appended ?? context.shown),
     endRequested: ({ context }) => context.outcome !== null,
     startsDegraded: ({ context }) => context.anchor === null,
+    needsHeader: ({ context }) => context.header !== null,
     isFirstThreadPost: ({ context }) => context.anchor !== null && context.logMessages.length === 0,
     frameIsRollover: ({ context }) => context.frame?.kind === 'rollover',
     frameUnchanged: ({ context }) =>
@@ -248,7 +265,9 @@ export const turnMachine = setup({
     budgetRetryMs: 0,
     failures: 0,
     outcome: null,
-    degradedReason: input.anchor === null ? (input.degradedReason ?? 'no thread for this turn') : null,
+    header: input.anchor === null && input.header ? input.header : null,
+    degradedReason:
+      input.anchor === null && !input.header ? (input.degradedReason ?? 'no thread for this turn') : null,
     deadLetters: [],
     warnings: [],
   }),
@@ -256,16 +275,21 @@ export const turnMachine = setup({
   states: {
     /** No live log message. The next entry posts one at once (the first frame is never debounced). */
     idle: {
-      always: { guard: 'startsDegraded', target: 'degraded' },
+      always: [
+        { guard: 'needsHeader', target: 'heading' },
+        { guard: 'startsDegraded', target: 'degraded' },
+      ],
       on: {
         'turn.log': {
           target: 'opened',
           actions: { type: 'appendEntry', params: ({ event }) => ({ entry: event.entry }) },
         },
+        // Entries left pending by failed posts go out now; with nothing pending there is nothing to flush.
+        'turn.flush': { guard: 'hasUnsent', target: 'flushing' },
         'turn.end': [
           {
             guard: 'hasUnsent',
-            target: 'ending',
+            target: 'flushing',
             actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
           },
           {
@@ -273,6 +297,55 @@ export const turnMachine = setup({
             actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
           },
         ],
+      },
+    },
+
+    /**
+     * A proactive turn (no user message): post its header (`🕒 <title>`)
+     * top-level first, then thread the log under it. Entries wait meanwhile.
+     */
+    heading: {
+      entry: 'nextOrdinal',
+      on: {
+        ...keepLogging,
+        'turn.end': {
+          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+        },
+      },
+      invoke: {
+        id: 'postHeader',
+        src: 'postMessage',
+        input: ({ context }) => ({
+          space: context.space,
+          text: context.header ?? '',
+          clientId: clientIdFor(context.turnId, context.ordinal),
+        }),
+        onDone: [
+          {
+            guard: 'endRequested',
+            target: 'flushing',
+            actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
+          },
+          {
+            guard: 'hasUnsent',
+            target: 'opened',
+            actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
+          },
+          {
+            target: 'idle',
+            actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
+          },
+        ],
+        onError: {
+          target: 'idle',
+          actions: [
+            'dropHeader',
+            {
+              type: 'degradeToTopLevel',
+              params: ({ event }) => ({ reason: `header post failed: ${describeError(event.error)}` }),
+            },
+          ],
+        },
       },
     },
 
@@ -304,7 +377,7 @@ export const turnMachine = setup({
               },
               {
                 guard: 'endRequested',
-                target: '#turn.ending',
+                target: '#turn.flushing',
                 actions: [
                   { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
                   'markShown',
@@ -345,7 +418,7 @@ export const turnMachine = setup({
               {
                 // The end came while the first thread post was in flight: degraded never ends by itself.
                 guard: and(['isFirstThreadPost', 'endRequested']),
-                target: '#turn.ending',
+                target: '#turn.flushing',
                 actions: {
                   type: 'degradeToTopLevel',
                   params: ({ event }) => ({ reason: `thread post failed: ${describeError(event.error)}` }),
@@ -361,7 +434,7 @@ export const turnMachine = setup({
               },
               {
                 guard: 'endRequested',
-                target: '#turn.ending',
+                target: '#turn.flushing',
                 actions: {
                   type: 'warn',
                   params: ({ event }) => ({ message: `post failed: ${describeError(event.error)}` }),
@@ -408,9 +481,10 @@ export const turnMachine = setup({
         ...keepLogging,
         // The end cuts the wait short: the terminal frame goes out at once.
         'turn.end': {
-          target: 'ending',
+          target: 'flushing',
           actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
         },
+        'turn.flush': 'flushing',
       },
       states: {
         waiting: {
@@ -550,14 +624,14 @@ export const turnMachine = setup({
           after: {
             retryAfter: [
               // Debouncing forgets an end received here when the next frame no longer rolls over (dropping strategies).
-              { guard: 'endRequested', target: '#turn.ending' },
+              { guard: 'endRequested', target: '#turn.flushing' },
               { target: '#turn.debouncing.requesting' },
             ],
           },
           on: { 'turn.recover': { target: 'finalizeRateLimited', reenter: true } },
         },
         opening: {
-          always: [{ guard: 'endRequested', target: '#turn.ending' }, { target: '#turn.opened' }],
+          always: [{ guard: 'endRequested', target: '#turn.flushing' }, { target: '#turn.opened' }],
         },
       },
     },
@@ -574,7 +648,7 @@ export const turnMachine = setup({
         'turn.end': [
           {
             guard: 'hasUnsent',
-            target: 'ending',
+            target: 'flushing',
             actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
           },
           {
@@ -582,6 +656,7 @@ export const turnMachine = setup({
             actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
           },
         ],
+        'turn.flush': { guard: 'hasUnsent', target: 'flushing' },
       },
       states: {
         quiet: {
@@ -599,19 +674,47 @@ export const turnMachine = setup({
         },
         posting: {
           entry: ['prepareFrame', 'nextOrdinal'],
+          // The batch in flight is not cancelled (that could post it twice): the end and a flush wait for it.
+          on: {
+            'turn.end': {
+              actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            },
+            'turn.flush': {},
+          },
           invoke: {
             id: 'postTopLevel',
             src: 'postMessage',
             input: ({ context }) => postInput(context, 'top-level'),
-            onDone: {
-              target: 'quiet',
-              actions: [
-                { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                'finalizeCurrent',
-                'applyCarry',
-              ],
-            },
+            onDone: [
+              {
+                guard: 'endRequested',
+                target: '#turn.flushing',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'finalizeCurrent',
+                  'applyCarry',
+                ],
+              },
+              {
+                target: 'quiet',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'finalizeCurrent',
+                  'applyCarry',
+                ],
+              },
+            ],
             onError: [
+              {
+                guard: 'endRequested',
+                target: '#turn.flushing',
+                actions: {
+                  type: 'warn',
+                  params: ({ event }) => ({
+                    message: `top-level post failed: ${describeError(event.error)}`,
+                  }),
+                },
+              },
               {
                 guard: { type: 'isRateLimited', params: ({ event }) => ({ error: event.error }) },
                 target: 'rateLimited',
@@ -654,10 +757,20 @@ export const turnMachine = setup({
       },
     },
 
-    /** `turn_ended`: the pending frame goes out at once through a terminal slot; nothing after. */
-    ending: {
+    /**
+     * The newest frame goes out at once through a terminal slot: on
+     * `turn_ended` (then the turn ends; nothing is sent after) and on a
+     * shutdown flush (`turn.flush`; then the turn goes on where it was, to be
+     * resumed by the next process).
+     */
+    flushing: {
       initial: 'booking',
-      on: { ...keepLogging },
+      on: {
+        ...keepLogging,
+        'turn.end': {
+          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+        },
+      },
       states: {
         booking: {
           entry: 'bookTerminalSlot',
@@ -669,8 +782,8 @@ export const turnMachine = setup({
         preparing: {
           entry: 'prepareFrame',
           always: [
-            { guard: 'frameIsEmpty', target: '#turn.ended' },
-            { guard: 'frameUnchanged', target: '#turn.ended', actions: 'markShown' },
+            { guard: 'frameIsEmpty', target: 'settled' },
+            { guard: 'frameUnchanged', target: 'settled', actions: 'markShown' },
             { guard: 'hasCurrentMessage', target: 'editing' },
             { target: 'posting' },
           ],
@@ -687,7 +800,7 @@ export const turnMachine = setup({
                 actions: ['recordEdited', 'finalizeCurrent', 'applyCarry'],
               },
               { guard: 'hasUnsentAfterFrame', target: 'booking', actions: ['recordEdited', 'markShown'] },
-              { target: '#turn.ended', actions: ['recordEdited', 'markShown'] },
+              { target: 'settled', actions: ['recordEdited', 'markShown'] },
             ],
             onError: [
               {
@@ -707,12 +820,15 @@ export const turnMachine = setup({
                 ],
               },
               {
+                guard: 'endRequested',
                 target: '#turn.ended',
                 actions: {
                   type: 'deadLetterUnsent',
                   params: ({ event }) => ({ reason: `final edit failed: ${describeError(event.error)}` }),
                 },
               },
+              // A shutdown flush that could not send: the entries stay pending for the next process.
+              { target: 'settled' },
             ],
           },
         },
@@ -741,7 +857,7 @@ export const turnMachine = setup({
                 ],
               },
               {
-                target: '#turn.ended',
+                target: 'settled',
                 actions: [
                   { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
                   'markShown',
@@ -761,12 +877,15 @@ export const turnMachine = setup({
                 ],
               },
               {
+                guard: 'endRequested',
                 target: '#turn.ended',
                 actions: {
                   type: 'deadLetterUnsent',
                   params: ({ event }) => ({ reason: `final post failed: ${describeError(event.error)}` }),
                 },
               },
+              // A shutdown flush that could not send: the entries stay pending for the next process.
+              { target: 'settled' },
             ],
           },
         },
@@ -774,6 +893,16 @@ export const turnMachine = setup({
         retrying: {
           after: { retryAfter: 'booking' },
           on: { 'turn.recover': { target: 'retrying', reenter: true } },
+        },
+        /** Sent: the turn ends, or (a shutdown flush) goes on where it was. */
+        settled: {
+          always: [
+            { guard: 'endRequested', target: '#turn.ended' },
+            { guard: 'startsDegraded', target: '#turn.degraded' },
+            { guard: and(['hasCurrentMessage', 'hasUnsent']), target: '#turn.debouncing' },
+            { guard: 'hasCurrentMessage', target: '#turn.opened.live' },
+            { target: '#turn.idle' },
+          ],
         },
       },
     },

@@ -202,3 +202,55 @@ describe('turn machine: rollover', () => {
     for (const c of t.surface.calls) expect((c.text ?? '').length).toBeLessThanOrEqual(200);
   });
 });
+
+describe('turn machine: shutdown flush and proactive turns', () => {
+  it('turn.flush sends the pending frame at once, then the turn goes on (not ended)', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    t.actor.send({ type: 'turn.flush' });
+    await settle();
+    const updates = t.surface.calls.filter((c) => c.op === 'update');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]?.text).toContain('tool: two');
+    expect(t.actor.getSnapshot().status).toBe('active');
+    expect(t.state()).toEqual({ opened: 'live' });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: three') });
+    await t.advance(1000);
+    expect(t.surface.calls.filter((c) => c.op === 'update')).toHaveLength(2);
+  });
+
+  it('turn.flush with nothing pending sends nothing', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    t.actor.send({ type: 'turn.flush' });
+    await t.advance(5000);
+    expect(t.writes()).toHaveLength(1);
+  });
+
+  it('a proactive turn posts its 🕒 header top-level, then threads the log under it', async () => {
+    const t = startTurn({ input: { anchor: null, header: '🕒 Nightly report' } });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: gather') });
+    await settle();
+    const creates = t.surface.calls.filter((c) => c.op === 'create');
+    expect(creates.map((c) => [c.text, c.thread])).toEqual([
+      ['🕒 Nightly report', null],
+      [expect.stringContaining('tool: gather'), creates[0]?.messageId],
+    ]);
+    expect(t.actor.getSnapshot().context.degradedReason).toBeNull();
+  });
+
+  it('a proactive turn whose header post fails logs top-level instead', async () => {
+    const t = startTurn({ input: { anchor: null, header: '🕒 Nightly report' } });
+    t.surface.fail({ op: 'create', status: 403, times: 1 });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: gather') });
+    await settle(); // the header post fails; the entry waits one window, then goes top-level
+    await t.advance(1000);
+    expect(t.actor.getSnapshot().context.degradedReason).toContain('header post failed');
+    const ok = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
+    expect(ok.map((c) => c.thread)).toEqual([null]);
+    expect(ok[0]?.text).toContain('tool: gather');
+  });
+});
