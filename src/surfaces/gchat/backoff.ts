@@ -6,12 +6,8 @@
  * turns, and a fixed sequence keeps the waits predictable.
  */
 
-export interface BackoffOptions {
-  /** First wait (ms). Default 1000. */
-  initialMs?: number;
-  /** Longest wait (ms). Default 32 000. */
-  maxMs?: number;
-}
+export const BACKOFF_INITIAL_MS = 1000;
+export const BACKOFF_MAX_MS = 32_000;
 
 export interface SpaceBackoff {
   /** The wait after another 429 in `space`; each call doubles the next one, up to the cap. */
@@ -20,21 +16,14 @@ export interface SpaceBackoff {
   reset(space: string): void;
 }
 
-export function createSpaceBackoff(opts: BackoffOptions = {}): SpaceBackoff {
-  const initialMs = opts.initialMs ?? 1000;
-  const maxMs = opts.maxMs ?? 32_000;
-  if (!(initialMs > 0) || !(maxMs >= initialMs)) {
-    throw new RangeError(
-      `backoff: need 0 < initialMs ≤ maxMs, got initialMs ${initialMs} and maxMs ${maxMs}`,
-    );
-  }
+export function createSpaceBackoff(): SpaceBackoff {
   const streaks = new Map<string, number>();
   return {
     next(space) {
       const streak = streaks.get(space) ?? 0;
-      streaks.set(space, streak + 1);
-      // 2 ** streak stays finite long before it could overflow: the cap applies from the 6th 429 on.
-      return Math.min(maxMs, initialMs * 2 ** Math.min(streak, 52));
+      // The streak stops growing at the cap, so the doubling never overflows.
+      if (BACKOFF_INITIAL_MS * 2 ** streak < BACKOFF_MAX_MS) streaks.set(space, streak + 1);
+      return Math.min(BACKOFF_MAX_MS, BACKOFF_INITIAL_MS * 2 ** streak);
     },
     reset(space) {
       streaks.delete(space);

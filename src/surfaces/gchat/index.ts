@@ -17,20 +17,26 @@
  * `AbortError`.
  */
 import type { chat_v1 } from 'googleapis/build/src/apis/chat/index.js';
-import { renderGchatText, renderPolicyCard, renderPolicyFallbackText } from '../../render/gchat.js';
+import {
+  type GchatCardV2,
+  renderGchatText,
+  renderPolicyCard,
+  renderPolicyFallbackText,
+} from '../../render/gchat.js';
 import { neutralizeBroadMentions } from '../../render/mentions.js';
 import {
   type CallOpts,
   type ChatSurface,
   type EditRequest,
   isSurfaceError,
+  type PolicyCard,
   type PostedMessage,
   type PostRequest,
   type SurfaceCapabilities,
   SurfaceError,
   type ThreadAnchor,
 } from '../surface.js';
-import { type BackoffOptions, createSpaceBackoff } from './backoff.js';
+import { createSpaceBackoff } from './backoff.js';
 import { createGchatClient, type GchatAuth } from './client.js';
 import { googleStatusOf, httpStatusOf, toSurfaceError } from './errors.js';
 import { clientMessageIdFor, requestIdFor } from './ids.js';
@@ -49,8 +55,6 @@ export interface GchatSurfaceOptions {
   requestTimeoutMs?: number;
   /** Refuse text over `capabilities.maxChars` (4096, Chat's older limit) before sending. Default false (Google checks 32,000 bytes). */
   strict?: boolean;
-  /** The 429 backoff (default 1 s doubling to 32 s). */
-  backoff?: BackoffOptions;
 }
 
 /** The reference spec budgets 4096 chars (the API takes 32,000 bytes); threads only in named spaces; `requestId` is idempotent. */
@@ -82,7 +86,7 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
     throw new RangeError(`createGchatSurface: requestTimeoutMs must be positive, got ${timeout}`);
   }
   const capabilities: SurfaceCapabilities = { ...GCHAT_CAPABILITIES };
-  const backoff = createSpaceBackoff(opts.backoff);
+  const backoff = createSpaceBackoff();
 
   /** One API call in `space`: abort honoured, errors mapped, the space's backoff reset on success. */
   async function call<T>(
@@ -171,7 +175,7 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
         return create(space, { text: checkedText(req.text) }, thread, req.clientId, signal);
       }
       const card = {
-        cardsV2: renderPolicyCard(req.card),
+        cardsV2: policyCard(req.card),
         fallbackText: neutralizeBroadMentions(req.text, 'gchat'),
       };
       try {
@@ -245,6 +249,15 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
   }
 }
 
+/** The card's cardsV2, or `invalid` naming what the card lacks. */
+function policyCard(card: PolicyCard): GchatCardV2[] {
+  try {
+    return renderPolicyCard(card);
+  } catch (error) {
+    throw new SurfaceError('invalid', (error as Error).message, { cause: error });
+  }
+}
+
 function isAlreadyExists(error: unknown): boolean {
   if (!isSurfaceError(error)) return false;
   const cause = error.details.cause;
@@ -253,7 +266,7 @@ function isAlreadyExists(error: unknown): boolean {
 
 function postedOf(message: chat_v1.Schema$Message): PostedMessage {
   if (typeof message.name !== 'string' || message.name === '') {
-    throw new SurfaceError('transient', 'spaces.messages.create answered without a message name');
+    throw new SurfaceError('transient', 'Google Chat answered with a message that has no name');
   }
   const threadId = message.thread?.name;
   return { messageId: message.name, ...(typeof threadId === 'string' ? { threadId } : {}) };

@@ -27,7 +27,7 @@ const isChild = (space: string, kind: 'messages' | 'threads', name: string): boo
 };
 
 /** Is `name` a message of `space` (`spaces/AAAA/messages/…`)? */
-export const isMessageOf = (space: string, name: string): boolean => isChild(space, 'messages', name);
+const isMessageOf = (space: string, name: string): boolean => isChild(space, 'messages', name);
 
 /** Is `name` a thread of `space` (`spaces/AAAA/threads/…`)? */
 export const isThreadOf = (space: string, name: string): boolean => isChild(space, 'threads', name);

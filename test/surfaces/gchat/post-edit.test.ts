@@ -189,6 +189,16 @@ describe('gchat surface: shape and input', () => {
     expect(h.calls()).toEqual([]);
   });
 
+  it('refuses an empty client id and a card without a request id as invalid, without a call', async () => {
+    const noId = await rejection(h.surface.post({ space: SPACE, text: 'x', clientId: '' }));
+    expect(noId).toMatchObject({ kind: 'invalid', message: 'a client id must not be empty' });
+    const card = { requestId: '', title: 't', command: 'ls' };
+    const noRequest = await rejection(h.surface.post({ space: SPACE, text: 'x', card }));
+    expect(noRequest).toMatchObject({ kind: 'invalid' });
+    expect(noRequest.message).toMatch(/empty requestId/);
+    expect(h.calls()).toEqual([]);
+  });
+
   it('refuses reactions: Google Chat needs user authentication for them', async () => {
     const posted = await h.surface.post({ space: SPACE, text: 'x' });
     const error = await rejection(
