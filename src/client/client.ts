@@ -35,10 +35,10 @@ export function buildClient(
   let closed = false;
 
   const send = (event: Record<string, unknown>) => {
-    if (closed) throw new Error(`the turnlog client is closed; ${String(event.type)} event refused`);
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
       throw new TypeError('send: a run event is a JSON object');
     }
+    if (closed) throw new Error(`the turnlog client is closed; ${String(event.type)} event refused`);
     transport.enqueue(event);
   };
 

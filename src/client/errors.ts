@@ -37,18 +37,24 @@ export class DeliveryError extends AggregateError {
   }
 }
 
-/** `tool_call c1 of turn T1`, `subagent s1 (started) of turn T1`, `inbound spaces/A/messages/1 in gchat:spaces/A`. */
+/**
+ * `tool_call c1 of turn T1`, `note of turn T1 in subagent s1`,
+ * `subagent s1 (started) of turn T1`, `inbound 1700.01 in gchat:spaces/A`.
+ */
 export function describeEvent(event: Record<string, unknown>): string {
   const type = typeof event.type === 'string' ? event.type : 'event without a type';
-  const id = firstString(event, ['callId', 'requestId', 'subagentId', 'messageId']);
-  const status = type === 'subagent' && typeof event.status === 'string' ? ` (${event.status})` : '';
+  const isSubagent = type === 'subagent';
+  const id = firstString(event, isSubagent ? ['subagentId'] : ['callId', 'requestId', 'messageId']);
+  const status = isSubagent && typeof event.status === 'string' ? ` (${event.status})` : '';
   const where =
     typeof event.turnId === 'string'
       ? ` of turn ${event.turnId}`
       : typeof event.space === 'string'
         ? ` in ${event.space}`
         : '';
-  return `${type}${id === undefined ? '' : ` ${id}`}${status}${where}`;
+  const subagent =
+    !isSubagent && typeof event.subagentId === 'string' ? ` in subagent ${event.subagentId}` : '';
+  return `${type}${id === undefined ? '' : ` ${id}`}${status}${where}${subagent}`;
 }
 
 function firstString(event: Record<string, unknown>, fields: string[]): string | undefined {

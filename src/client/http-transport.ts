@@ -46,6 +46,13 @@ export const HTTP_DEFAULTS = {
   timeoutMs: 30_000,
 } as const;
 
+/** What a bare status means here, when the ingest's answer says nothing. */
+const STATUS_HINTS: Record<number, string> = {
+  401: "give the ingest's bearer token",
+  403: "give the ingest's bearer token",
+  413: "over the ingest's body limit",
+};
+
 /** A `Retry-After` longer than this is not waited out in full. */
 const MAX_RETRY_DELAY_MS = 60_000;
 
@@ -173,15 +180,16 @@ export class HttpTransport implements EventTransport {
     const status = response.status;
     const answer = parseAnswer(text);
     const said = typeof answer?.error === 'string' ? answer.error : text.trim().slice(0, 200);
-    const reason = `HTTP ${status}${said === '' ? '' : `: ${said}`}`;
+    const hint = STATUS_HINTS[status];
+    const reason = said !== '' ? `HTTP ${status}: ${said}` : `HTTP ${status}${hint ? ` (${hint})` : ''}`;
     if (status >= 200 && status < 300) {
       this.settle(batch, answer, null);
     } else if (status === 400) {
       this.settle(batch, answer, reason);
     } else if (status === 413) {
-      return { kind: 'too-large', reason: `${reason} (over the ingest's body limit)` };
+      return { kind: 'too-large', reason };
     } else if (status === 401 || status === 403) {
-      this.refuse(batch, `${reason} (give the ingest's bearer token)`, 'rejected');
+      this.refuse(batch, reason, 'rejected');
     } else if (status === 408 || status === 429 || status >= 500) {
       const delayMs = retryAfterMs(response.headers.get('retry-after'));
       return { kind: 'retry', reason, ...(delayMs !== undefined ? { delayMs } : {}) };

@@ -18,12 +18,12 @@ export interface ScopeContext {
 }
 
 /** Types a scope logs through its own methods, and which method. */
-const LIFECYCLE_TYPES: Record<string, string> = {
-  inbound: 'client.inbound()',
-  turn_started: 'client.startTurn()',
-  turn_ended: 'end()',
-  subagent: 'subagent() and the subagent scope’s end()',
-};
+const LIFECYCLE_TYPES = new Map([
+  ['inbound', 'client.inbound()'],
+  ['turn_started', 'client.startTurn()'],
+  ['turn_ended', 'end()'],
+  ['subagent', 'subagent() and the subagent scope’s end()'],
+]);
 
 /** Whether the turn is still open, shared by every scope of the turn. */
 interface TurnState {
@@ -31,7 +31,6 @@ interface TurnState {
 }
 
 abstract class BaseScope implements EventScope {
-  protected ended = false;
   /** callId → tool, so `toolResult` needs no tool name. */
   private readonly calls = new Map<string, string>();
 
@@ -50,7 +49,7 @@ abstract class BaseScope implements EventScope {
     if (typeof type !== 'string' || type === '') {
       throw new TypeError('log: the event needs a "type" (tool_call, tool_result, assistant, note, …)');
     }
-    const method = LIFECYCLE_TYPES[type];
+    const method = LIFECYCLE_TYPES.get(type);
     if (method !== undefined) throw new TypeError(`log: ${type} events are logged by ${method}`);
     this.emit(event as unknown as Record<string, unknown>);
   }
@@ -136,10 +135,7 @@ abstract class BaseScope implements EventScope {
 
   protected assertOpen(what: string): void {
     if (this.turn.ended) throw new Error(`${what}: turn ${this.turnId} has ended`);
-    if (this.ended) throw new Error(`${what}: ${this.describe()} has ended`);
   }
-
-  protected abstract describe(): string;
 }
 
 class Turn extends BaseScope implements TurnScope {
@@ -149,18 +145,14 @@ class Turn extends BaseScope implements TurnScope {
 
   async end(outcome: 'ok' | 'error' | 'stopped' = 'ok'): Promise<void> {
     this.emit({ type: 'turn_ended', outcome }, `end(${outcome})`);
-    this.ended = true;
     this.turn.ended = true;
     await this.context.endTurn(this.turnId);
-  }
-
-  protected describe(): string {
-    return `turn ${this.turnId}`;
   }
 }
 
 class Subagent extends BaseScope implements SubagentScope {
   declare readonly subagentId: string;
+  private ended = false;
 
   constructor(
     context: ScopeContext,
@@ -185,8 +177,9 @@ class Subagent extends BaseScope implements SubagentScope {
     this.ended = true;
   }
 
-  protected describe(): string {
-    return `subagent ${this.name} (${this.subagentId})`;
+  protected override assertOpen(what: string): void {
+    super.assertOpen(what);
+    if (this.ended) throw new Error(`${what}: subagent ${this.name} (${this.subagentId}) has ended`);
   }
 }
 

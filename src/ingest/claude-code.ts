@@ -278,7 +278,7 @@ function contentBlocks(message: JsonObject): JsonObject[] {
 function requireString(block: JsonObject, field: string, what: string): string {
   const value = block[field];
   if (typeof value === 'string' && value !== '') return value;
-  throw new UnplaceableLine(`${what} block without a ${field}`);
+  throw new UnplaceableLine(`a ${what} block has no "${field}"`);
 }
 
 function subagentName(input: JsonObject | undefined): string | undefined {

@@ -160,7 +160,7 @@ describe('createTurnlogClient: what the ingest refuses is reported', () => {
     await c.flush();
     expect(s.requests.map((r) => r.status)).toEqual([401]);
     expect(errors.map((e) => [e.kind, e.reason])).toEqual([
-      ['rejected', "HTTP 401: missing or wrong bearer token (give the ingest's bearer token)"],
+      ['rejected', 'HTTP 401: missing or wrong bearer token'],
     ]);
   });
 
@@ -180,9 +180,42 @@ describe('createTurnlogClient: what the ingest refuses is reported', () => {
       'c',
     ]);
     expect(errors.map((e) => e.message)).toEqual([
-      "turnlog rejected note of turn T1: HTTP 413: body over 600 bytes (over the ingest's body limit)",
+      'turnlog rejected note of turn T1: HTTP 413: body over 600 bytes',
     ]);
     expect(c.counts).toEqual({ sent: 5, accepted: 4, rejected: 1 });
+  });
+
+  it('a bare status says what it means; a 2xx without a readable answer counts as accepted', async () => {
+    const answers = [new Response('', { status: 401 }), new Response('OK', { status: 202 })];
+    const { client: c, errors } = client('http://127.0.0.1:9', {
+      fetch: async () => answers.shift() ?? new Response('', { status: 500 }),
+    });
+    c.send({ type: 'inbound', space: SPACE, messageId: '1' });
+    await c.flush();
+    c.send({ type: 'inbound', space: SPACE, messageId: '2' });
+    await c.flush();
+    expect(errors.map((e) => e.reason)).toEqual(["HTTP 401 (give the ingest's bearer token)"]);
+    expect(c.counts).toEqual({ sent: 2, accepted: 1, rejected: 1 });
+  });
+
+  it('a fetch that breaks the Response contract: the batch is reported undelivered, later ones still go', async () => {
+    const s = await stub();
+    let broken = true;
+    const { client: c, errors } = client(s.url, {
+      fetch: async (input, init) => {
+        if (!broken) return fetch(input, init);
+        broken = false;
+        return { status: 503, text: async () => '', headers: null } as unknown as Response;
+      },
+    });
+    c.send({ type: 'inbound', space: SPACE, messageId: '1' });
+    await c.flush();
+    c.send({ type: 'inbound', space: SPACE, messageId: '2' });
+    await c.flush();
+    expect(errors.map((e) => [e.kind, e.reason])).toEqual([
+      ['undelivered', expect.stringMatching(/^client error: Cannot read properties of null/)],
+    ]);
+    expect(s.events).toHaveLength(1);
   });
 
   it('another status (a wrong path: 404) is reported with the answer', async () => {

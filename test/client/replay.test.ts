@@ -106,6 +106,20 @@ describe('turnlog replay: NDJSON run events', () => {
     ]);
   });
 
+  it('prints at most 100 rejected lines and counts the rest', async () => {
+    const s = await stub();
+    const r = await replay([
+      tempFile('bad.ndjson', ndjson(...Array.from({ length: 105 }, () => '{'))),
+      '--to',
+      s.url,
+    ]);
+    const lines = r.err.trimEnd().split('\n');
+    expect(lines).toHaveLength(101);
+    expect(lines[99]).toMatch(/^line 100: invalid JSON/);
+    expect(lines[100]).toBe('… and 5 more rejected');
+    expect(r.out).toBe('{"sent":0,"accepted":0,"rejected":105}\n');
+  });
+
   it('takes the token from --token, else TURNLOG_TOKEN; a wrong one is reported per line', async () => {
     const s = await stub({ token: 'sesame' });
     const file = tempFile('events.ndjson', ndjson(started, ended));
@@ -116,7 +130,7 @@ describe('turnlog replay: NDJSON run events', () => {
     );
     expect(wrong.code).toBe(1);
     expect(wrong.err).toContain(
-      "line 1: turnlog rejected turn_started of turn T1: HTTP 401: missing or wrong bearer token (give the ingest's bearer token)",
+      'line 1: turnlog rejected turn_started of turn T1: HTTP 401: missing or wrong bearer token',
     );
     expect(s.requests.map((r) => r.authorization)).toEqual(['Bearer sesame', 'Bearer guess']);
   });

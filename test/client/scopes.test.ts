@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createInProcessClient,
   DeliveryError,
+  describeEvent,
   type EventNotAcceptedError,
   type TurnlogClient,
 } from '../../src/client/index.js';
@@ -108,6 +109,8 @@ describe('turn scope', () => {
     );
     expect(() => log({ type: 'inbound', messageId: 'm' })).toThrow('logged by client.inbound()');
     expect(() => log({ text: 'no type' })).toThrow('log: the event needs a "type"');
+    // Any other type is the ingest's to judge (an object's built-in keys are not lifecycle types).
+    expect(() => log({ type: 'constructor' })).not.toThrow();
   });
 
   it("refuses an event that names another turn or space than the scope's", () => {
@@ -186,6 +189,22 @@ describe('subagent scopes', () => {
   });
 });
 
+describe('describeEvent', () => {
+  it.each([
+    [{ type: 'tool_call', callId: 'c1', turnId: 'T1' }, 'tool_call c1 of turn T1'],
+    [
+      { type: 'policy_request', requestId: 'p1', turnId: 'T1', subagentId: 's1' },
+      'policy_request p1 of turn T1 in subagent s1',
+    ],
+    [{ type: 'subagent', subagentId: 's1', status: 'done', turnId: 'T1' }, 'subagent s1 (done) of turn T1'],
+    [{ type: 'inbound', messageId: '1700.01', space: SPACE }, 'inbound 1700.01 in slack:C0123ABCD'],
+    [{ type: 'note', callId: '' }, 'note'],
+    [{ text: 'x' }, 'event without a type'],
+  ])('%j → %s', (event, text) => {
+    expect(describeEvent(event)).toBe(text);
+  });
+});
+
 describe('refused events are never dropped silently', () => {
   it('end() rejects with a DeliveryError naming each refused event of the turn', async () => {
     const { client } = recordingClient();
@@ -214,6 +233,17 @@ describe('refused events are never dropped silently', () => {
     await expect(turn.end()).resolves.toBeUndefined();
   });
 
+  it('names the subagent a refused event came from', () => {
+    const seen: EventNotAcceptedError[] = [];
+    const { client } = recordingClient({ onRejected: (e) => seen.push(e) });
+    const turn = client.startTurn({ space: SPACE, turnId: 'T1' });
+    const grand = turn.subagent('Survey', { subagentId: 'sa-2' }).subagent('Review', { subagentId: 'sa-3' });
+    grand.toolCall('', {}, { callId: 'c9' });
+    expect(seen.map((e) => e.message)).toEqual([
+      'turnlog rejected tool_call c9 of turn T1 in subagent sa-3: tool_call.tool: expected a non-empty string, got ""',
+    ]);
+  });
+
   it('a flush report lists refusals (then seen); close() throws for the ones nobody saw', async () => {
     const { client } = recordingClient();
     client.send({ type: 'nope', space: SPACE });
@@ -227,6 +257,7 @@ describe('refused events are never dropped silently', () => {
       /^1 event was not accepted: turnlog rejected inbound in slack:C0123ABCD: /,
     );
     expect(() => client.send({ type: 'note' })).toThrow('the turnlog client is closed; note event refused');
+    expect(() => client.send(null as never)).toThrow('send: a run event is a JSON object');
   });
 
   it('a throwing onRejected does not hide the refusal: close() still reports it', async () => {

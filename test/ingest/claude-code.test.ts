@@ -415,6 +415,25 @@ describe('translateClaudeCode: edges', () => {
     ]);
   });
 
+  it('reports a block without its id, and names a subagent without description or type by its tool', async () => {
+    const items = await translateAll(
+      stream(
+        init,
+        assistant([{ type: 'tool_use', name: 'Read' }]),
+        assistant([toolUse('A', 'Task', { prompt: 'p' })]),
+        result,
+      ),
+    );
+    expect(items[1]).toEqual({ line: 2, error: 'a tool_use block has no "id"' });
+    expect(items[2]).toMatchObject({ line: 3, event: { type: 'subagent', subagentId: 'A', name: 'Task' } });
+  });
+
+  it('refuses an empty turn id', () => {
+    expect(() => new ClaudeCodeTranslator({ space: SPACE, turnId: '' })).toThrow(
+      'translateClaudeCode: turnId must be a non-empty string when given',
+    );
+  });
+
   it('refuses a space without a platform prefix', () => {
     expect(() => new ClaudeCodeTranslator({ space: 'spaces/AAAA' })).toThrow(
       'translateClaudeCode: space "spaces/AAAA" is not a platform-prefixed space',
