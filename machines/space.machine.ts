@@ -34,6 +34,8 @@ export interface SpaceSettings {
   maxRestarts: number;
   /** Post the final answer in the turn's thread instead of top-level. Default false. */
   finalReplyInThread: boolean;
+  /** Proactive turns (a title, no root): `header` posts `🕒 <title>` and threads the log under it. Default `header`. */
+  jobs: 'header' | 'top-level';
 }
 
 export interface SpaceInput {

@@ -60,6 +60,11 @@ export interface RuntimeOptions {
   logger?: RuntimeLogger;
 }
 
+export interface StopOptions {
+  flush?: boolean;
+  timeoutMs?: number;
+}
+
 export type IngestResult = { ok: true; event: RunEvent } | { ok: false; error: string };
 
 /** `GET /v1/turns/:turnId` (CONTRACTS.md §2). */
@@ -86,8 +91,13 @@ export interface Runtime {
   finishedTurn(turnId: string): Promise<TurnView | undefined>;
   /** Resolves once the turns persisted by an earlier runtime are restored. */
   readonly ready: Promise<void>;
-  /** Stops every actor. Live turns stay persisted in the store for the next runtime. */
-  stop(): Promise<void>;
+  /**
+   * Stops every actor. Live turns stay persisted in the store for the next
+   * runtime. With `flush`, every live turn first sends its pending frame
+   * through a terminal slot and deliveries in flight finish, for at most
+   * `timeoutMs` (default 10 s); resolves `{flushed}` telling whether all did.
+   */
+  stop(opts?: StopOptions): Promise<{ flushed: boolean }>;
   /** The root actor (for inspection and tests). */
   readonly actor: AnyActorRef;
 }
@@ -96,6 +106,18 @@ const consoleLogger: RuntimeLogger = {
   warn: (message, fields) => console.warn(`turnlog: ${message}`, fields ?? ''),
   error: (message, fields) => console.error(`turnlog: ${message}`, fields ?? ''),
 };
+
+const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
+const FLUSH_POLL_MS = 20;
+
+/** Nothing pending and nothing in flight: a flush has nothing to do for this turn. */
+function isQuiet(snapshot: AnyMachineSnapshot): boolean {
+  const context = snapshot.context as TurnContext;
+  if (context.appended > context.shown) return false;
+  return ['opened.live', 'idle', 'degraded.quiet', 'degraded.waitingForMore'].some((state) =>
+    snapshot.matches(state as never),
+  );
+}
 
 /** What the runtime remembers of recently finished turns without asking the store. */
 const RECENT_SUMMARIES = 1000;
@@ -114,6 +136,7 @@ export function spaceSettingsFor(config: TurnlogConfig, space: string): SpaceSet
     anchorCapacity: runtime.anchorCapacity,
     maxRestarts: runtime.maxTurnRestarts,
     finalReplyInThread: visibility.finalReplyInThread,
+    jobs: visibility.jobs,
   };
 }
 
@@ -265,6 +288,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   });
 
+  /** Warnings a turn already reported, so each reaches the logger once. */
+  const warned = new Map<string, number>();
+  function logNewWarnings(context: TurnContext): void {
+    const seen = warned.get(context.turnId) ?? 0;
+    if (context.warnings.length <= seen) return;
+    for (const message of context.warnings.slice(seen))
+      logger.warn(message, { turnId: context.turnId, space: context.space });
+    warned.set(context.turnId, context.warnings.length);
+  }
   const userInspect = options.inspect ?? createInspector();
   const onInspect = (event: InspectionEvent) => {
     userInspect?.(event);
@@ -274,6 +306,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const snapshot = event.snapshot as AnyMachineSnapshot;
     const context = snapshot.context as TurnContext | undefined;
     if (!context?.turnId) return;
+    logNewWarnings(context);
     if (snapshot.status === 'active') {
       const persisted = ref.getPersistedSnapshot();
       snapshots.set(context.turnId, { space: context.space, snapshot: persisted });
@@ -288,6 +321,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       );
     } else if (snapshot.status === 'done' && snapshots.has(context.turnId)) {
       snapshots.delete(context.turnId);
+      warned.delete(context.turnId);
       const view = viewOf(snapshot);
       recent.set(view.turnId, view);
       if (recent.size > RECENT_SUMMARIES) recent.delete(recent.keys().next().value as string);
@@ -337,6 +371,44 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     });
   }
 
+  /** Live turn and delivery actors of every space. */
+  function liveChildren(): { turns: AnyActorRef[]; deliveries: number } {
+    const turns: AnyActorRef[] = [];
+    let deliveries = 0;
+    for (const space of Object.values(root.getSnapshot().children) as (AnyActorRef | undefined)[]) {
+      const children = (space?.getSnapshot().children ?? {}) as Record<string, AnyActorRef | undefined>;
+      for (const [id, child] of Object.entries(children)) {
+        if (!child || child.getSnapshot().status !== 'active') continue;
+        if (id.startsWith('turn:')) turns.push(child);
+        else if (id.startsWith('delivery:')) deliveries++;
+      }
+    }
+    return { turns, deliveries };
+  }
+
+  /**
+   * Asks every live turn to flush until none has anything pending or in
+   * flight (a turn busy posting is asked again once it is done), in real time:
+   * a shutdown has a wall-clock deadline whatever clock drives the actors.
+   */
+  async function flushAll(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { turns, deliveries } = liveChildren();
+      const busy = turns.filter((turn) => !isQuiet(turn.getSnapshot() as AnyMachineSnapshot));
+      if (busy.length === 0 && deliveries === 0) return true;
+      if (Date.now() >= deadline) {
+        logger.warn('shutdown flush timed out; the rest stays persisted for the next start', {
+          turns: busy.length,
+          deliveries,
+        });
+        return false;
+      }
+      for (const turn of busy) turn.send({ type: 'turn.flush' });
+      await new Promise((resolve) => setTimeout(resolve, FLUSH_POLL_MS));
+    }
+  }
+
   function reject(source: string, error: string, input: unknown): IngestResult {
     persist(
       'deadLetter',
@@ -383,9 +455,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const summary = await store.turnSummary(turnId);
       return summary ? fromSummary(summary) : undefined;
     },
-    async stop() {
+    async stop(opts = {}) {
       await ready;
+      const flushed = opts.flush ? await flushAll(opts.timeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS) : true;
       root.stop();
+      return { flushed };
     },
   };
 }

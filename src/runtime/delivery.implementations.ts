@@ -4,13 +4,12 @@ import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { deliveryMachine } from '../../machines/delivery.machine.js';
 import { platformOf } from '../events/schema.js';
 import type { PostRequest } from '../surfaces/surface.js';
-import { postActor, surfaceResolver } from './posting.js';
+import { postActor, rateChannel, surfaceResolver } from './posting.js';
 import type { TurnImplementationDeps } from './turn.implementations.js';
 
 export type DeliveryImplementations = Parameters<typeof deliveryMachine.provide>[0];
 
-const channelOf = (request: PostRequest): string =>
-  `${request.space}#${request.thread?.threadId ?? request.thread?.rootMessageId ?? ''}`;
+const channelOf = (request: PostRequest): string => rateChannel(request.space, request.thread?.threadId);
 
 export function createDeliveryImplementations(deps: TurnImplementationDeps): DeliveryImplementations {
   const { store } = deps;

@@ -57,3 +57,12 @@ export const postActor = (surfaceFor: SurfaceFor, refs: PostRefs | undefined) =>
 
 export const editActor = (surfaceFor: SurfaceFor) =>
   fromPromise<void, EditRequest>(({ input, signal }) => surfaceFor(input.space).edit(input, { signal }));
+
+/**
+ * The budget's per-channel spacing key: what the platform rate-limits as one
+ * channel. Google Chat counts writes per space and Slack per channel (the
+ * space); on Discord a thread is a channel of its own.
+ */
+export function rateChannel(space: string, threadId: string | undefined): string {
+  return platformOf(space) === 'discord' && threadId ? `${space}#${threadId}` : space;
+}

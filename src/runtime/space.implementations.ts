@@ -47,7 +47,7 @@ function routeFor(context: SpaceContext, event: RunEvent): Destination {
 function resolveAnchor(
   context: SpaceContext,
   event: Extract<RunEvent, { type: 'turn_started' }>,
-): { anchor: ThreadAnchor | null; reason?: string } {
+): { anchor: ThreadAnchor | null; reason?: string; header?: string } {
   if (event.root) {
     return {
       anchor: {
@@ -68,6 +68,10 @@ function resolveAnchor(
       reason: `root message ${event.rootRef} is not among the last ${context.settings.anchorCapacity} inbound messages`,
     };
   }
+  if (event.title !== undefined && context.settings.jobs === 'header')
+    return { anchor: null, header: `🕒 ${event.title}` };
+  if (event.title !== undefined)
+    return { anchor: null, reason: 'a proactive turn (visibility.jobs: top-level)' };
   return { anchor: null, reason: 'the turn has no root message' };
 }
 
@@ -103,9 +107,9 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       startTurn: enqueueActions(({ context, enqueue }, params) => {
         const event = params.event as Extract<RunEvent, { type: 'turn_started' }>;
         const turnId = event.turnId;
-        const { anchor, reason } = resolveAnchor(context, event);
+        const { anchor, reason, header } = resolveAnchor(context, event);
         const dm = event.dm === true || context.settings.routing.dm === true;
-        if (reason && !dm && threadsOn(context)) {
+        if (reason && !dm && threadsOn(context) && event.title === undefined) {
           deps.onWarning?.(context.space, `turn ${turnId}: ${reason}; its log goes top-level`);
         }
         const input: TurnInput = {
@@ -114,6 +118,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           anchor,
           settings: context.settings.turn,
           ...(reason ? { degradedReason: reason } : {}),
+          ...(header && !dm && threadsOn(context) ? { header } : {}),
         };
         enqueue.spawnChild('turn', { id: turnChildId(turnId), input });
         enqueue.assign({

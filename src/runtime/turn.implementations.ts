@@ -17,7 +17,7 @@ import {
   type TurnLogState,
 } from '../turnlog/log.js';
 import type { CondenseOpts, TurnLogEntry } from '../turnlog/types.js';
-import { editActor, type PostRefs, postActor, surfaceResolver } from './posting.js';
+import { editActor, type PostRefs, postActor, rateChannel, surfaceResolver } from './posting.js';
 
 export interface TurnImplementationDeps {
   /** One surface, or one per platform (the space's prefix picks it). */
@@ -58,9 +58,8 @@ function unshownEntries(context: TurnContext): TurnLogEntry[] {
   return [...rest.sealed.flatMap((message) => message.entries), ...rest.window];
 }
 
-/** A channel for the budget's per-channel spacing: the space and the thread the card lives in. */
 const channelOf = (context: TurnContext): string =>
-  `${context.space}#${context.current?.threadId ?? context.anchor?.threadId ?? context.anchor?.rootMessageId ?? ''}`;
+  rateChannel(context.space, context.current?.threadId ?? context.anchor?.threadId);
 
 export type TurnImplementations = Parameters<typeof turnMachine.provide>[0];
 

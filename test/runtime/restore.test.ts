@@ -64,12 +64,13 @@ describe('runtime restore from the store', () => {
       await first.advance(10);
       // What the store held while the post was in flight…
       const inFlight = structuredClone(await store.loadTurn('T1'));
-      expect((inFlight?.snapshot as { value: unknown }).value).toEqual({ opened: 'posting' });
+      if (!inFlight) throw new Error('turn T1 was not persisted');
+      expect((inFlight.snapshot as { value: unknown }).value).toEqual({ opened: 'posting' });
       // …the platform accepted the post, but the process died before its next snapshot was saved.
       surface.resume();
       await first.advance(10);
       await first.runtime.stop();
-      await store.saveTurn(inFlight!);
+      await store.saveTurn(inFlight);
 
       const second = await startRuntime({ clock, store, surface, platform, space });
       await second.advance(100);
@@ -80,4 +81,44 @@ describe('runtime restore from the store', () => {
       await second.runtime.stop();
     });
   }
+});
+
+describe('runtime stop with flush (shutdown)', () => {
+  it('sends every live turn’s pending frame, keeps the turn live in the store, and the next runtime goes on', async () => {
+    const clock = new SimulatedClock();
+    const store = createMemoryStore();
+    const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
+    const first = await startRuntime({ clock, store, surface });
+    first.userMessage('u1');
+    first.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
+    first.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read', input: { path: 'one.ts' } });
+    await first.advance(100);
+    first.send({ type: 'tool_call', turnId: 'T1', callId: 'c2', tool: 'Read', input: { path: 'two.ts' } });
+    first.send({ type: 'answer', turnId: 'T1', text: 'almost there' });
+    // The budget spaces writes 1 s apart on the (simulated) clock: keep it moving while the flush runs.
+    let stopped = false;
+    const stopping = first.runtime.stop({ flush: true, timeoutMs: 5000 }).finally(() => {
+      stopped = true;
+    });
+    while (!stopped) await first.advance(100);
+    expect(await stopping).toEqual({ flushed: true });
+
+    const log = surface.calls.filter((c) => c.op === 'create' && c.status < 300 && c.thread !== null);
+    expect(log).toHaveLength(1);
+    expect(surface.messages(SPACE).find((m) => m.id === log[0]?.messageId)?.text).toMatch(
+      /one\.ts[\s\S]*two\.ts/,
+    );
+    expect(surface.calls.some((c) => c.op === 'create' && c.text === 'almost there')).toBe(true);
+    expect((await store.liveTurns()).map((t) => t.turnId)).toEqual(['T1']);
+
+    const second = await startRuntime({ clock, store, surface });
+    second.send({ type: 'tool_call', turnId: 'T1', callId: 'c3', tool: 'Read', input: { path: 'three.ts' } });
+    second.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await second.advance(2000);
+    expect(
+      surface.calls.filter((c) => c.op === 'create' && c.status < 300 && c.thread !== null),
+    ).toHaveLength(1);
+    expect(surface.messages(SPACE).find((m) => m.id === log[0]?.messageId)?.text).toContain('three.ts');
+    await second.runtime.stop();
+  });
 });

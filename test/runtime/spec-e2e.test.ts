@@ -114,9 +114,10 @@ describe('spec E2E: roll-over & length', () => {
   });
 
   it('11: aggressive-truncate keeps every entry with shortened summaries', async () => {
+    // Three 300-char summaries overflow 400 chars as formatted and fit once cut to 100 each (with their line prefixes).
     const h = await startRuntime({
       config: {
-        visibility: { threadLog: { maxLogMessageChars: 300, condenseStrategy: 'aggressive-truncate' } },
+        visibility: { threadLog: { maxLogMessageChars: 400, condenseStrategy: 'aggressive-truncate' } },
       },
     });
     h.userMessage('u1');
@@ -132,10 +133,11 @@ describe('spec E2E: roll-over & length', () => {
       });
     }
     h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await h.advance(100);
+    await h.advance(5000);
     expect(ok(h.surface.calls.filter((c) => c.op === 'create'))).toHaveLength(1);
+    expect(h.runtime.turn('T1')?.state).toBe('ended');
     const last = ok(h.surface.calls.filter((c) => c.op === 'create' || c.op === 'update')).at(-1)?.text ?? '';
-    expect(last.length).toBeLessThanOrEqual(300);
+    expect(last.length).toBeLessThanOrEqual(400);
     expect(last.split('\n')).toHaveLength(3);
     expect(last).toContain('…[truncated]');
     await h.runtime.stop();
