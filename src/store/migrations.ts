@@ -80,6 +80,9 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/** How errors name the database, e.g. `sqlite store "/var/lib/turnlog.db"`. */
+export const storeLabel = (path: string): string => `sqlite store "${path}"`;
+
 export interface MigrationResult {
   from: number;
   to: number;
@@ -95,7 +98,7 @@ export function assertKnownVersion(db: Database, path: string, migrations: reado
   const latest = latestVersion(migrations);
   if (current > latest) {
     throw new Error(
-      `sqlite store ${path}: the database is at schema version ${current}, newer than version ${latest} ` +
+      `${storeLabel(path)}: the database is at schema version ${current}, newer than version ${latest} ` +
         'that this turnlog knows; run a newer turnlog or point store.path at another file',
     );
   }
@@ -120,7 +123,7 @@ export function migrate(
         db.exec(migration.sql);
       } catch (error) {
         throw new Error(
-          `sqlite store ${path}: migration ${migration.version} (${migration.description}) failed, ` +
+          `${storeLabel(path)}: migration ${migration.version} (${migration.description}) failed, ` +
             `the database stays at version ${from}: ${(error as Error).message}`,
           { cause: error },
         );

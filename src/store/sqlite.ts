@@ -5,18 +5,21 @@
  * may be lost on power loss), a busy timeout for a second connection, and a
  * versioned schema (see migrations.ts). JSON values are stored as TEXT.
  *
- * Turn snapshots are written once per event-loop tick by default (see
- * turn-write-buffer.ts for the crash window; `bench/store.bench.ts` measures
- * why); everything else is written through. Bounds are those of the memory
- * store: oldest rows are pruned first. One process owns a database file.
+ * The hot writes, turn snapshots and the run record, are committed once per
+ * event-loop tick by default (write-behind.ts; `bench/store.bench.ts`
+ * measures why). Every other write, and every read, first commits what is
+ * pending, so commits keep the order of the calls: the file always holds a
+ * prefix of them, and a crash loses at most the current tick's writes. Bounds
+ * are those of the memory store, oldest rows pruned first. One process owns a
+ * database file.
  */
 import Database from 'better-sqlite3';
 import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
 import { MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory.js';
-import { assertKnownVersion, migrate, SQLITE_MIGRATIONS } from './migrations.js';
+import { assertKnownVersion, migrate, SQLITE_MIGRATIONS, storeLabel } from './migrations.js';
 import type { DeadLetterRecord, PersistedTurn, StoredAnchor, TurnlogStore, TurnSummary } from './store.js';
-import { createTurnWriteBuffer } from './turn-write-buffer.js';
+import { createWriteBehind } from './write-behind.js';
 
 export type StoreLimits = MemoryStoreLimits;
 
@@ -25,19 +28,34 @@ export interface SqliteStoreOptions {
   path: string;
   limits?: Partial<StoreLimits>;
   /**
-   * `per-tick` (default): the latest snapshot of each turn is written once per
-   * event-loop tick. `immediate`: every `saveTurn` is its own transaction.
+   * `per-tick` (default): the latest snapshot of each turn and the events of
+   * the run record are committed together once per event-loop tick.
+   * `immediate`: every `saveTurn` and `appendEvent` is its own transaction.
    */
-  turnWrites?: 'per-tick' | 'immediate';
+  writes?: 'per-tick' | 'immediate';
   /** How long a write waits for another connection's lock. Default 5000 ms. */
   busyTimeoutMs?: number;
-  /** A per-tick snapshot write that failed in the background. Default: logged to stderr. */
+  /** A per-tick write that failed in the background (it is tried again). Default: logged to stderr. */
   onWriteError?: (error: Error) => void;
 }
 
+/** The store seam, answered synchronously (better-sqlite3 is synchronous). */
 export interface SqliteStore extends TurnlogStore {
   readonly path: string;
-  /** Writes the pending turn snapshots now (`close()` does too). */
+  saveTurn(turn: PersistedTurn): void;
+  loadTurn(turnId: string): PersistedTurn | undefined;
+  liveTurns(): PersistedTurn[];
+  finishTurn(summary: TurnSummary): void;
+  turnSummary(turnId: string): TurnSummary | undefined;
+  saveAnchor(space: string, anchor: StoredAnchor): void;
+  anchors(space: string, limit: number): StoredAnchor[];
+  appendEvent(event: RunEvent): void;
+  events(turnId: string): RunEvent[];
+  deadLetter(record: DeadLetterRecord): void;
+  deadLetters(limit?: number): DeadLetterRecord[];
+  recordPost(clientId: string, message: PostedMessage): void;
+  lookupPost(clientId: string): PostedMessage | undefined;
+  /** Commits the pending writes now (`close()` does too). */
   flush(): void;
   close(): void;
 }
@@ -61,6 +79,18 @@ interface SummaryRow {
   ended_at: number;
 }
 
+type SerializedTurn = { turnId: string; space: string; snapshot: string; updatedAt: number };
+
+interface EventRow {
+  /** The event's turnId, or `space:<space>` for events outside a turn. */
+  stream: string;
+  seq: number | null;
+  type: string;
+  space: string;
+  at: number | null;
+  json: string;
+}
+
 interface RefRow {
   message_id: string;
   thread_id: string | null;
@@ -82,7 +112,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       );
     }
   }
-  const prefix = `sqlite store ${path}:`;
+  const prefix = `${storeLabel(path)}:`;
   const failure = (what: string, error: unknown) => {
     const message = (error as Error).message;
     // Errors of our own already name the path.
@@ -113,14 +143,49 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       throw new TypeError(`${prefix} the snapshot of turn ${turn.turnId} is not JSON`);
     return { turnId: turn.turnId, space: turn.space, snapshot, updatedAt: turn.updatedAt };
   };
-  const upsertTurns = db.transaction((rows: ReturnType<typeof serializeTurn>[]) => {
-    for (const row of rows) s.upsertTurn.run(row);
-  });
 
+  const serializeEvent = (event: RunEvent): EventRow => {
+    const json = JSON.stringify(event);
+    if (typeof json !== 'string') throw new TypeError(`${prefix} the ${event.type} event is not JSON`);
+    return {
+      stream: streamOf(event),
+      seq: event.seq ?? null,
+      type: event.type,
+      space: event.space,
+      at: event.at ?? null,
+      json,
+    };
+  };
+
+  /** Appends one event to its run record and prunes the record (and the oldest records) to the bounds. */
+  const insertEvent = (row: EventRow) => {
+    const { lastInsertRowid } = s.insertEvent.run(row.stream, row.seq, row.type, row.space, row.at, row.json);
+    const grown = s.growStream.get(lastInsertRowid, row.stream) as { events: number } | undefined;
+    if (!grown) {
+      s.insertStream.run(row.stream, lastInsertRowid);
+      const { n } = s.countStreams.get() as { n: number };
+      if (n > max.turnsWithEvents) {
+        for (const { turn_id } of s.oldestStreams.all(n - max.turnsWithEvents) as { turn_id: string }[]) {
+          s.deleteStreamEvents.run(turn_id);
+          s.deleteStream.run(turn_id);
+        }
+      }
+      return;
+    }
+    if (grown.events > max.eventsPerTurn) {
+      s.deleteOldestEvents.run(row.stream, grown.events - max.eventsPerTurn);
+      s.setStreamSize.run(max.eventsPerTurn, row.stream);
+    }
+  };
+
+  const writeBatch = db.transaction((events: EventRow[], turns: SerializedTurn[]) => {
+    for (const row of events) insertEvent(row);
+    for (const row of turns) s.upsertTurn.run(row);
+  });
   const reportWriteError =
     options.onWriteError ?? ((error: Error) => console.error(`turnlog: ${error.message}`));
-  const buffer = createTurnWriteBuffer((turns) => {
-    const rows: ReturnType<typeof serializeTurn>[] = [];
+  const pending = createWriteBehind<EventRow>(({ turns, events }) => {
+    const rows: SerializedTurn[] = [];
     for (const turn of turns) {
       // One unserializable snapshot must not hold back the others: it is reported and dropped.
       try {
@@ -130,12 +195,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
     }
     try {
-      upsertTurns(rows);
+      writeBatch(events, rows);
     } catch (error) {
-      throw failure(`writing ${rows.length} turn snapshot(s)`, error);
+      throw failure(`writing ${rows.length} turn snapshot(s) and ${events.length} event(s)`, error);
     }
   }, reportWriteError);
-  const perTick = (options.turnWrites ?? 'per-tick') === 'per-tick';
+  const perTick = (options.writes ?? 'per-tick') === 'per-tick';
+  const appendEventNow = db.transaction(insertEvent);
 
   const finishTurn = db.transaction((summary: TurnSummary) => {
     s.deleteTurn.run(summary.turnId);
@@ -158,34 +224,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     s.pruneAnchors.run(space, space, max.anchorsPerSpace);
   });
 
-  const appendEvent = db.transaction((event: RunEvent) => {
-    const stream = streamOf(event);
-    const { lastInsertRowid } = s.insertEvent.run(
-      stream,
-      event.seq ?? null,
-      event.type,
-      event.space,
-      event.at ?? null,
-      JSON.stringify(event),
-    );
-    if (s.growStream.run(lastInsertRowid, stream).changes === 0) {
-      s.insertStream.run(stream, lastInsertRowid);
-      const { n } = s.countStreams.get() as { n: number };
-      if (n > max.turnsWithEvents) {
-        for (const { turn_id } of s.oldestStreams.all(n - max.turnsWithEvents) as { turn_id: string }[]) {
-          s.deleteStreamEvents.run(turn_id);
-          s.deleteStream.run(turn_id);
-        }
-      }
-      return;
-    }
-    const { events } = s.streamSize.get(stream) as { events: number };
-    if (events > max.eventsPerTurn) {
-      s.deleteOldestEvents.run(stream, events - max.eventsPerTurn);
-      s.setStreamSize.run(max.eventsPerTurn, stream);
-    }
-  });
-
   const deadLetter = db.transaction((record: DeadLetterRecord) => {
     s.insertDeadLetter.run(record.at, record.source, record.reason, record.payload);
     pruneOldest('dead_letters', max.deadLetters);
@@ -204,11 +242,21 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     updatedAt: row.updated_at,
   });
 
-  /** Runs one store operation on the open database; a failure names the path and the operation. */
-  function guarded<A extends unknown[], R>(what: string, run: (...args: A) => R): (...args: A) => R {
+  /**
+   * Runs one store operation on the open database, after committing what is
+   * pending unless the operation is itself a buffered write (so reads see
+   * every write, and commits keep the order of the calls). A failure names
+   * the path and the operation.
+   */
+  function guarded<A extends unknown[], R>(
+    what: string,
+    run: (...args: A) => R,
+    buffered = false,
+  ): (...args: A) => R {
     return (...args) => {
       if (closed) throw new Error(`${prefix} ${what} after close()`);
       try {
+        if (!buffered) pending.flush();
         return run(...args);
       } catch (error) {
         throw failure(what, error);
@@ -218,26 +266,20 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
   return {
     path,
-    saveTurn: guarded('saveTurn', (turn: PersistedTurn) => {
-      if (perTick) buffer.put(turn);
-      else s.upsertTurn.run(serializeTurn(turn));
-    }),
+    saveTurn: guarded(
+      'saveTurn',
+      (turn: PersistedTurn) => {
+        if (perTick) pending.putTurn(turn);
+        else s.upsertTurn.run(serializeTurn(turn));
+      },
+      true,
+    ),
     loadTurn: guarded('loadTurn', (turnId: string) => {
-      const pending = buffer.get(turnId);
-      if (pending) return pending;
       const row = s.selectTurn.get(turnId) as LiveTurnRow | undefined;
       return row ? fromLiveRow(row) : undefined;
     }),
-    liveTurns: guarded('liveTurns', () => {
-      const turns = new Map<string, PersistedTurn>();
-      for (const row of s.selectLiveTurns.all() as LiveTurnRow[]) turns.set(row.turn_id, fromLiveRow(row));
-      for (const turn of buffer.pending()) turns.set(turn.turnId, turn);
-      return [...turns.values()];
-    }),
-    finishTurn: guarded('finishTurn', (summary: TurnSummary) => {
-      buffer.forget(summary.turnId);
-      finishTurn(summary);
-    }),
+    liveTurns: guarded('liveTurns', () => (s.selectLiveTurns.all() as LiveTurnRow[]).map(fromLiveRow)),
+    finishTurn: guarded('finishTurn', (summary: TurnSummary) => finishTurn(summary)),
     turnSummary: guarded('turnSummary', (turnId: string) => {
       const row = s.selectSummary.get(turnId) as SummaryRow | undefined;
       return row ? fromSummaryRow(row) : undefined;
@@ -249,7 +291,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       })[];
       return rows.reverse().map((row) => ({ ...refOf(row), ...(row.ref !== null ? { ref: row.ref } : {}) }));
     }),
-    appendEvent: guarded('appendEvent', (event: RunEvent) => appendEvent(event)),
+    appendEvent: guarded(
+      'appendEvent',
+      (event: RunEvent) => {
+        const row = serializeEvent(event);
+        if (perTick) pending.appendEvent(row);
+        else appendEventNow(row);
+      },
+      true,
+    ),
     events: guarded('events', (turnId: string) =>
       (s.selectEvents.all(turnId) as { event: string }[]).map((row) => JSON.parse(row.event) as RunEvent),
     ),
@@ -264,15 +314,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       const row = s.selectPost.get(clientId) as RefRow | undefined;
       return row ? refOf(row) : undefined;
     }),
-    flush: guarded('flush', () => buffer.flush()),
+    flush: guarded('flush', () => pending.flush(), true),
     close() {
       if (closed) return;
       closed = true;
-      buffer.cancel();
+      pending.cancel();
       try {
-        buffer.flush();
+        pending.flush();
       } catch (error) {
-        throw failure('writing the pending turn snapshots on close', error);
+        throw failure('committing the pending writes on close', error);
       } finally {
         db.close();
       }
@@ -294,8 +344,8 @@ function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
     db?.close();
     const message = (error as Error).message;
     // Errors of our own already name the path.
-    if (message.startsWith(`sqlite store ${path}:`)) throw error;
-    throw new Error(`sqlite store ${path}: cannot open the database: ${message}`, { cause: error });
+    if (message.startsWith(`${storeLabel(path)}:`)) throw error;
+    throw new Error(`${storeLabel(path)}: cannot open the database: ${message}`, { cause: error });
   }
 }
 
@@ -334,9 +384,10 @@ function prepareStatements(db: Database.Database) {
       `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE turn_id = ? ORDER BY seq, id LIMIT ?)`,
     ),
     deleteStreamEvents: db.prepare('DELETE FROM events WHERE turn_id = ?'),
-    growStream: db.prepare('UPDATE event_streams SET events = events + 1, last_event = ? WHERE turn_id = ?'),
+    growStream: db.prepare(
+      'UPDATE event_streams SET events = events + 1, last_event = ? WHERE turn_id = ? RETURNING events',
+    ),
     insertStream: db.prepare('INSERT INTO event_streams (turn_id, events, last_event) VALUES (?, 1, ?)'),
-    streamSize: db.prepare('SELECT events FROM event_streams WHERE turn_id = ?'),
     setStreamSize: db.prepare('UPDATE event_streams SET events = ? WHERE turn_id = ?'),
     countStreams: db.prepare('SELECT count(*) AS n FROM event_streams'),
     oldestStreams: db.prepare('SELECT turn_id FROM event_streams ORDER BY last_event LIMIT ?'),

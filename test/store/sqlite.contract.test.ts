@@ -14,5 +14,5 @@ const nextFile = () => join(dir, `store-${++files}.db`);
 describeStoreContract('sqlite file', (limits) => createSqliteStore({ path: nextFile(), limits }));
 describeStoreContract('sqlite :memory:', (limits) => createSqliteStore({ path: ':memory:', limits }));
 describeStoreContract('sqlite file, snapshots written through', (limits) =>
-  createSqliteStore({ path: nextFile(), limits, turnWrites: 'immediate' }),
+  createSqliteStore({ path: nextFile(), limits, writes: 'immediate' }),
 );
