@@ -332,3 +332,45 @@ describe('runtime: anchors, unknown turns, many turns', () => {
     await h.runtime.stop();
   });
 });
+
+describe('proactive turns (the spec’s deferred cron item)', () => {
+  it('a turn with a title and no root posts a 🕒 header top-level and threads its log under it', async () => {
+    const h = await startRuntime();
+    h.send({ type: 'turn_started', turnId: 'CRON', title: 'Nightly dependency audit' });
+    h.send({
+      type: 'tool_call',
+      turnId: 'CRON',
+      callId: 'c1',
+      tool: 'Bash',
+      input: { command: 'npm audit' },
+    });
+    h.send({ type: 'turn_ended', turnId: 'CRON', outcome: 'ok' });
+    await h.advance(2000);
+    const creates = ok(h.surface.calls.filter((c) => c.op === 'create'));
+    expect(creates.map((c) => c.text)).toEqual([
+      '🕒 Nightly dependency audit',
+      expect.stringContaining('npm audit'),
+    ]);
+    expect(creates[0]?.thread).toBeNull();
+    expect(creates[1]?.thread).toBe(creates[0]?.messageId);
+    expect(h.warnings).toEqual([]);
+    await h.runtime.stop();
+  });
+
+  it('with visibility.jobs top-level, its log goes top-level and no header is posted', async () => {
+    const h = await startRuntime({ config: { visibility: { jobs: 'top-level' } } });
+    h.send({ type: 'turn_started', turnId: 'CRON', title: 'Nightly dependency audit' });
+    h.send({
+      type: 'tool_call',
+      turnId: 'CRON',
+      callId: 'c1',
+      tool: 'Bash',
+      input: { command: 'npm audit' },
+    });
+    h.send({ type: 'turn_ended', turnId: 'CRON', outcome: 'ok' });
+    await h.advance(2000);
+    const creates = ok(h.surface.calls.filter((c) => c.op === 'create'));
+    expect(creates.map((c) => [c.thread, c.text?.includes('npm audit')])).toEqual([[null, true]]);
+    await h.runtime.stop();
+  });
+});
