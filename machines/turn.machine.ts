@@ -336,16 +336,30 @@ export const turnMachine = setup({
             actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
           },
         ],
-        onError: {
-          target: 'idle',
-          actions: [
-            'dropHeader',
-            {
-              type: 'degradeToTopLevel',
-              params: ({ event }) => ({ reason: `header post failed: ${describeError(event.error)}` }),
-            },
-          ],
-        },
+        onError: [
+          {
+            // The end came while the header was in flight: degraded never ends by itself.
+            guard: 'endRequested',
+            target: 'flushing',
+            actions: [
+              'dropHeader',
+              {
+                type: 'degradeToTopLevel',
+                params: ({ event }) => ({ reason: `header post failed: ${describeError(event.error)}` }),
+              },
+            ],
+          },
+          {
+            target: 'idle',
+            actions: [
+              'dropHeader',
+              {
+                type: 'degradeToTopLevel',
+                params: ({ event }) => ({ reason: `header post failed: ${describeError(event.error)}` }),
+              },
+            ],
+          },
+        ],
       },
     },
 

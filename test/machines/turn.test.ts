@@ -254,3 +254,16 @@ describe('turn machine: shutdown flush and proactive turns', () => {
     expect(ok[0]?.text).toContain('tool: gather');
   });
 });
+
+describe('turn machine: shutdown flush and proactive turns, found by the model', () => {
+  it('(found by the model) a proactive turn whose header post fails after its end was received ends (it waited top-level for a turn.end already received)', async () => {
+    const t = startTurn({ input: { anchor: null, header: '🕒 Nightly report' } });
+    t.surface.fail({ op: 'create', status: 500, times: 1 });
+    t.actor.send({ type: 'turn.end', outcome: 'ok' }); // while the header post is in flight
+    await settle();
+    await t.advance(60_000);
+    expect(t.actor.getSnapshot().status).toBe('done');
+    expect(t.surface.calls.filter((c) => c.op === 'create' && c.status < 300)).toHaveLength(0);
+    expect(t.actor.getSnapshot().context.degradedReason).toMatch(/^header post failed/);
+  });
+});
