@@ -912,7 +912,12 @@ export const turnMachine = setup({
         settled: {
           always: [
             { guard: 'endRequested', target: '#turn.ended' },
-            { guard: 'startsDegraded', target: '#turn.degraded' },
+            // Top-level batches are never edited: the flushed one is done, the next shows only what it did not.
+            {
+              guard: 'startsDegraded',
+              target: '#turn.degraded',
+              actions: ['finalizeCurrent', 'keepUnsentOnly'],
+            },
             { guard: and(['hasCurrentMessage', 'hasUnsent']), target: '#turn.debouncing' },
             { guard: 'hasCurrentMessage', target: '#turn.opened.live' },
             { target: '#turn.idle' },

@@ -266,4 +266,17 @@ describe('turn machine: shutdown flush and proactive turns, found by the model',
     expect(t.surface.calls.filter((c) => c.op === 'create' && c.status < 300)).toHaveLength(0);
     expect(t.actor.getSnapshot().context.degradedReason).toMatch(/^header post failed/);
   });
+  it('(found by the model) a top-level batch after a shutdown flush shows only what the flush did not (no entry posted twice)', async () => {
+    const t = startTurn({ input: { anchor: null } });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: flushed') });
+    t.actor.send({ type: 'turn.flush' });
+    await settle();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: after the flush') });
+    await t.advance(1000);
+    const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
+    expect(creates.map((c) => c.thread)).toEqual([null, null]);
+    expect(creates[0]?.text).toContain('tool: flushed');
+    expect(creates[1]?.text).toContain('tool: after the flush');
+    expect(creates[1]?.text).not.toContain('tool: flushed');
+  });
 });
