@@ -130,7 +130,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (n > limit) s.deleteOldest[table].run(n - limit);
   };
 
-  const serializeTurn = (turn: PersistedTurn) => {
+  const serializeTurn = (turn: PersistedTurn): SerializedTurn => {
     let snapshot: string | undefined;
     try {
       snapshot = JSON.stringify(turn.snapshot);
