@@ -26,8 +26,9 @@ export const REPLAY_HELP = `Usage: turnlog replay FILE|- --to INGEST_URL [option
 Sends run events (NDJSON, one event per line) from FILE, or from stdin with -,
 to a running \`turnlog serve\`. With --from claude-code it reads the output of
 \`claude -p … --output-format stream-json --verbose\` instead and translates it
-into run events for --space; a stream that ends without its result line
-(Claude Code stopped or crashed, or Ctrl-C here) ends the turn as stopped.
+into run events for --space: one turn, titled "Claude Code in <project>" (its
+log threads under a 🕒 header), ended by the result line; a stream that ends
+without one (Claude Code stopped or crashed, or Ctrl-C here) ends it as stopped.
 
 Prints progress to stderr every ${PROGRESS_EVERY} lines, the rejected lines with their line
 numbers to stderr, and at the end one JSON line on stdout:

@@ -2,7 +2,9 @@
  * Claude Code `claude -p --output-format stream-json --verbose` output →
  * run events (CONTRACTS.md §3, `turnlog replay --from claude-code`).
  *
- * - `system` init → `turn_started` (turnId: the caller's, else the session id)
+ * - `system` init → `turn_started` (turnId: the caller's, else the session id), titled
+ *   `Claude Code in <project directory>`: no user message anchors a replayed session, and a
+ *   titled turn posts `🕒 <title>` and threads its log under it instead of going top-level
  * - `assistant` text blocks → `assistant`; `tool_use` blocks → `tool_call`
  * - `user` `tool_result` blocks → `tool_result`, paired with the call's tool by `tool_use_id`
  * - a `Task`/`Agent` tool_use → `subagent` started; its tool_result → `done`/`failed`.
@@ -140,7 +142,7 @@ export class ClaudeCodeTranslator {
     this.ended = false;
     this.tools.clear();
     this.subagents.clear();
-    return [{ type: 'turn_started', space: this.space, turnId }];
+    return [{ type: 'turn_started', space: this.space, turnId, title: titleOf(message) }];
   }
 
   /** Events of the open turn; a stream without an init line starts the turn on its first line. */
@@ -279,6 +281,16 @@ function requireString(block: JsonObject, field: string, what: string): string {
   const value = block[field];
   if (typeof value === 'string' && value !== '') return value;
   throw new UnplaceableLine(`a ${what} block has no "${field}"`);
+}
+
+/** `Claude Code in turnlog` from the init line's `cwd` (a POSIX or Windows path). */
+function titleOf(message: JsonObject): string {
+  const cwd = typeof message.cwd === 'string' ? message.cwd : '';
+  const project = cwd
+    .split(/[\\/]/)
+    .filter((part) => part !== '')
+    .at(-1);
+  return project === undefined ? 'Claude Code' : `Claude Code in ${project}`;
 }
 
 function subagentName(input: JsonObject | undefined): string | undefined {

@@ -12,7 +12,7 @@ import { FIXTURE_SECRET, SESSION_FIXTURE, SESSION_ID } from '../fixtures/claude-
 import { SPACE, startRuntime } from '../runtime/runtime.helpers.js';
 
 describe('Claude Code session → runtime', () => {
-  it('every event is accepted; the log shows the tools and the subagent, with the secret redacted', async () => {
+  it('every event is accepted; one log message under the session header shows the tools and the subagent, the secret redacted', async () => {
     const h = await startRuntime();
     const client = createInProcessClient(h.runtime);
     const lines = readNdjsonLines(createReadStream(SESSION_FIXTURE));
@@ -25,20 +25,28 @@ describe('Claude Code session → runtime', () => {
     await client.close();
 
     expect(client.counts).toEqual({ sent: 25, accepted: 25, rejected: 0 });
-    const texts = h.surface.calls.filter((c) => c.status < 300).map((c) => c.text ?? '');
-    expect(texts.join('\n')).not.toContain(FIXTURE_SECRET);
-    const final = h.surface.messages(SPACE).map((m) => m.text);
-    const log = final.join('\n');
+    const ok = h.surface.calls.filter((c) => c.status < 300);
+    expect(ok.map((c) => c.text ?? '').join('\n')).not.toContain(FIXTURE_SECRET);
+    // No user message anchors a replayed session: its title heads a thread that holds ONE log message.
+    const creates = ok.filter((c) => c.op === 'create');
+    expect(creates[0]?.text).toBe('🕒 Claude Code in turnlog');
+    const thread = creates[1]?.thread;
+    expect(thread).toBeTruthy();
+    expect(creates.map((c) => (c.thread === thread ? 'log' : c.text?.slice(0, 12)))).toEqual([
+      '🕒 Claude Co',
+      'log',
+      'Fixed: `turn',
+    ]);
+    const log = h.surface.messages(SPACE).find((m) => m.id === creates[1]?.messageId)?.text ?? '';
     expect(log).toContain('✓ Bash: DATABASE_URL=postgres://turnlog:[REDACTED]@db.internal:5432/turnlog');
     expect(log).toContain(
       'subagent: Find ingest token readers started\n• 00:00:03    tool: Grep("ingest\\.token")',
     );
     expect(log).toContain('subagent: Find ingest token readers done');
     expect(log).toContain('✗ Bash: failed — Exit code 1');
-    expect(final.some((t) => t.startsWith('Fixed: `turnlog serve` passed'))).toBe(true);
-    expect(h.runtime.turn(SESSION_ID)).toMatchObject({ outcome: 'ok' });
-    // No user message anchors a replayed session: its log goes top-level, and the runtime says why.
-    expect(h.warnings).toEqual([`turn ${SESSION_ID}: the turn has no root message; its log goes top-level`]);
+    expect(log).toContain('💬 The config tests pass now.');
+    expect(h.runtime.turn(SESSION_ID)).toMatchObject({ outcome: 'ok', logMessages: [{ threadId: thread }] });
+    expect(h.warnings).toEqual([]);
     await h.runtime.stop();
   });
 });

@@ -58,7 +58,7 @@ const eventsOf = (items: TranslatedLine[]) => items.flatMap((i) => ('event' in i
 
 describe('translateClaudeCode: the fixture session, line by line', () => {
   const expected: [line: number, event: Record<string, unknown>][] = [
-    [1, { type: 'turn_started', space: SPACE, turnId: SESSION }],
+    [1, { type: 'turn_started', space: SPACE, turnId: SESSION, title: 'Claude Code in turnlog' }],
     [2, { type: 'assistant', text: expect.stringMatching(/^I'll read the config loader/) }],
     [
       3,
@@ -245,7 +245,7 @@ describe('translateClaudeCode: edges', () => {
       ),
     );
     expect(items).toEqual([
-      { line: 2, event: { type: 'turn_started', space: SPACE, turnId: 'S1' } },
+      { line: 2, event: { type: 'turn_started', space: SPACE, turnId: 'S1', title: 'Claude Code' } },
       { line: 3, skipped: 'stream_event' },
       { line: 6, skipped: 'rate_limit_event' },
       { line: 7, event: { type: 'answer', space: SPACE, turnId: 'S1', text: 'Done.' } },
@@ -369,6 +369,18 @@ describe('translateClaudeCode: edges', () => {
         .slice(1)
         .map((e) => (e.type === 'turn_ended' ? e.outcome : e.type)),
     ).toEqual(['answer', 'error']);
+  });
+
+  it('titles the turn by the project directory, on any platform', async () => {
+    const titles = await Promise.all(
+      ['/home/dev/app/', 'C:\\Projects\\shop', '/'].map(async (cwd) => {
+        const [first] = await translateAll(stream({ ...init, cwd }, result));
+        return first && 'event' in first && first.event.type === 'turn_started'
+          ? first.event.title
+          : undefined;
+      }),
+    );
+    expect(titles).toEqual(['Claude Code in app', 'Claude Code in shop', 'Claude Code']);
   });
 
   it('opens the turn from the first line when the stream has no init line', async () => {
