@@ -25,6 +25,7 @@ export interface Scenario {
   steps: ScenarioStep[];
   /** The secret planted in a tool output: the demo proves it never reached the platform. */
   plantedSecret: string;
+  turnIds: string[];
 }
 
 const FILES = [
@@ -222,5 +223,6 @@ export function demoScenario(space = 'gchat:spaces/DEMO'): Scenario {
     ],
     steps,
     plantedSecret,
+    turnIds: [A, B],
   };
 }

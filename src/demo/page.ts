@@ -1,0 +1,77 @@
+/**
+ * The demo's live view of the emulated Google Chat space: top-level messages
+ * with their thread replies under them, refreshed twice a second, each
+ * message showing how often it was edited. Text is set with textContent, so
+ * nothing in a message can run in the page.
+ */
+export function demoPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>turnlog demo — the space as a person sees it</title>
+<style>
+  body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 52rem; color: #202124; }
+  h1 { font-size: 1.2rem; }
+  .msg { border: 1px solid #dadce0; border-radius: 8px; padding: .6rem .8rem; margin: .6rem 0; background: #fff; }
+  .thread { margin-left: 2rem; border-left: 3px solid #e8eaed; padding-left: .8rem; }
+  .meta { color: #5f6368; font-size: 12px; margin-bottom: .3rem; }
+  .text { white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 12.5px; }
+  .edited { color: #1a73e8; }
+</style>
+</head>
+<body>
+<h1>turnlog demo — the space as a person sees it</h1>
+<p class="meta">One activity-log message per turn, in the thread under the person's message, edited in place. Refreshes every 500 ms.</p>
+<div id="space"></div>
+<script>
+  // A thread is its first message (the root) and the replies after it.
+  function render(messages) {
+    const space = document.getElementById('space');
+    space.replaceChildren();
+    const threads = new Map();
+    for (const m of messages.filter((m) => !m.deleted)) {
+      const key = m.thread ?? m.id;
+      if (!threads.has(key)) threads.set(key, []);
+      threads.get(key).push(m);
+    }
+    for (const [root, ...replies] of threads.values()) {
+      space.append(card(root));
+      if (replies.length === 0) continue;
+      const thread = document.createElement('div');
+      thread.className = 'thread';
+      for (const reply of replies) thread.append(card(reply));
+      space.append(thread);
+    }
+  }
+  function card(m) {
+    const el = document.createElement('div');
+    el.className = 'msg';
+    const meta = document.createElement('div');
+    meta.className = 'meta';
+    meta.textContent = m.id;
+    if (m.edits > 0) {
+      const edited = document.createElement('span');
+      edited.className = 'edited';
+      edited.textContent = '  · edited ' + m.edits + '×';
+      meta.append(edited);
+    }
+    const text = document.createElement('div');
+    text.className = 'text';
+    text.textContent = m.text;
+    el.append(meta, text);
+    return el;
+  }
+  async function tick() {
+    try {
+      const response = await fetch('/messages', { cache: 'no-store' });
+      render((await response.json()).messages);
+    } catch {}
+    setTimeout(tick, 500);
+  }
+  tick();
+</script>
+</body>
+</html>
+`;
+}
