@@ -32,6 +32,7 @@ export {
 } from '../machines/turn.machine.js';
 export { type BudgetConfig, type BudgetInput, budgetDefaults, resolveBudgetConfig } from './budget/config.js';
 export { type BudgetImplementationsOptions, createBudgetImplementations } from './budget/implementations.js';
+export * from './client/index.js';
 export { type Clock, systemClock } from './clock.js';
 export {
   ConfigError,
@@ -41,6 +42,28 @@ export {
   turnlogConfigSchema,
 } from './config.js';
 export * from './events/index.js';
+export {
+  type ClaudeCodeTranslationOptions,
+  ClaudeCodeTranslator,
+  type TranslatedLine,
+  translateClaudeCode,
+} from './ingest/claude-code.js';
+export {
+  DEFAULT_MAX_LINE_LENGTH,
+  type NdjsonLine,
+  NdjsonLineTooLongError,
+  type NdjsonReadOptions,
+  openNdjsonInput,
+  readNdjsonLines,
+} from './ingest/ndjson.js';
+export {
+  type GchatCardV2,
+  POLICY_DECISION_ACTION,
+  renderGchatText,
+  renderPolicyCard,
+  renderPolicyFallbackText,
+} from './render/gchat.js';
+export { MENTION_BREAK, neutralizeBroadMentions } from './render/mentions.js';
 export * from './routing/index.js';
 export { createDeliveryImplementations } from './runtime/delivery.implementations.js';
 export { restorable } from './runtime/restorable.js';
@@ -59,8 +82,14 @@ export {
   spaceSettingsFor,
   type TurnView,
 } from './runtime.js';
-export { createMemoryStore, MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './store/memory.js';
-export type * from './store/store.js';
+export * from './store/index.js';
+export {
+  CHAT_BOT_SCOPE,
+  createGchatSurface,
+  GCHAT_CAPABILITIES,
+  type GchatAuth,
+  type GchatSurfaceOptions,
+} from './surfaces/gchat/index.js';
 export * from './surfaces/surface.js';
 export * from './turnlog/index.js';
 export {
