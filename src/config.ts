@@ -39,10 +39,11 @@ export const visibilitySchema = z
     threads: z.boolean().default(true),
     threadLog: threadLogSchema.default(threadLogSchema.parse({})),
     filters: filtersSchema.default({}),
-    /** Post the final answer in the turn's thread instead of top-level. */
-    finalReplyInThread: z.boolean().default(false),
-    /** IANA time zone of the `HH:MM:SS` stamps; default the process's. */
-    timeZone: z.string().optional(),
+    finalReplyInThread: z
+      .boolean()
+      .default(false)
+      .describe("Post the final answer in the turn's thread instead of top-level."),
+    timeZone: z.string().optional().describe("IANA time zone of the HH:MM:SS stamps; default the process's."),
   })
   .strict();
 
@@ -64,24 +65,145 @@ export const budgetConfigSchema = z
 
 export const runtimeSchema = z
   .object({
-    /** Recent inbound messages kept per space to anchor turns. */
-    anchorCapacity: z.number().int().min(1).default(50),
-    /** Restarts of a crashed turn before its log is degraded to top-level. */
-    maxTurnRestarts: z.number().int().min(0).default(3),
-    /** Wait before the one retry of a transiently failed edit. */
-    editRetryMs: z.number().int().min(0).default(500),
-    /** Give up a terminal frame after this many failed sends. */
-    terminalAttempts: z.number().int().min(1).default(10),
+    anchorCapacity: z
+      .number()
+      .int()
+      .min(1)
+      .default(50)
+      .describe('Recent inbound messages kept per space to anchor turns.'),
+    maxTurnRestarts: z
+      .number()
+      .int()
+      .min(0)
+      .default(3)
+      .describe('Restarts of a crashed turn before its log is degraded to top-level.'),
+    editRetryMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(500)
+      .describe('Wait before the one retry of a transiently failed edit.'),
+    terminalAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .default(10)
+      .describe('Give up a terminal frame after this many failed sends.'),
+  })
+  .strict();
+
+/** `NAME` of a secret given as `"env:NAME"`: read from the environment when the config is loaded. */
+const ENV_REFERENCE = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
+
+/** A secret: the value itself, or `"env:NAME"` to read it from the environment variable NAME. */
+export const secretSchema = z
+  .string()
+  .min(1, 'a non-empty string, or "env:NAME"')
+  .refine((value) => !value.startsWith('env:') || ENV_REFERENCE.test(value), {
+    message:
+      'an "env:NAME" reference needs a variable name of letters, digits and _ (not starting with a digit)',
+  })
+  .describe('A secret, or "env:NAME" to read it from the environment variable NAME.');
+
+const apiUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. the url printed by `turnlog emulate`' })
+  .describe("The platform API's origin; give an emulator's url (as printed by `turnlog emulate`) to use it.");
+
+export const ingestSchema = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1').describe('Address the ingest API listens on.'),
+    port: z.number().int().min(0).max(65_535).default(8787).describe('Port (0: any free port).'),
+    token: secretSchema
+      .optional()
+      .describe(
+        'Bearer token required on /v1/*; required when host is not loopback. A secret, or "env:NAME".',
+      ),
+    bodyLimitBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(1_048_576)
+      .describe('Largest POST /v1/events body; larger ones are answered 413.'),
+    shutdownTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(10_000)
+      .describe('On SIGTERM/SIGINT, how long flushing the live turns may take before the process exits.'),
+  })
+  .strict();
+
+export const storeSchema = z
+  .object({
+    path: z
+      .string()
+      .min(1)
+      .default(':memory:')
+      .describe('SQLite database file, or ":memory:" (nothing survives a restart).'),
+  })
+  .strict();
+
+export const gchatPlatformSchema = z
+  .object({
+    apiUrl: apiUrlSchema.optional(),
+    credentials: secretSchema
+      .optional()
+      .describe(
+        'Path of a service-account key file (or "env:NAME" holding it); absent: application default credentials. Not used with an emulator (apiUrl).',
+      ),
+  })
+  .strict();
+
+export const tokenPlatformSchema = z
+  .object({
+    apiUrl: apiUrlSchema.optional(),
+    token: secretSchema.optional().describe('Bot token, or "env:NAME".'),
+  })
+  .strict();
+
+export const platformsSchema = z
+  .object({
+    gchat: gchatPlatformSchema.optional(),
+    slack: tokenPlatformSchema.optional(),
+    discord: tokenPlatformSchema.optional(),
+  })
+  .strict();
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const logSchema = z
+  .object({
+    level: z
+      .enum(LOG_LEVELS)
+      .default('info')
+      .describe('pino level: lifecycle at info, rejected lines at warn, one line per request at debug.'),
   })
   .strict();
 
 export const turnlogConfigSchema = z
   .object({
-    visibility: visibilitySchema.default(visibilitySchema.parse({})),
-    spaces: z.record(z.string(), spaceConfigSchema).default({}),
-    budgets: z.partialRecord(z.enum(['gchat', 'slack', 'discord']), budgetConfigSchema).default({}),
-    runtime: runtimeSchema.default(runtimeSchema.parse({})),
+    visibility: visibilitySchema
+      .default(visibilitySchema.parse({}))
+      .describe('What the activity log shows and where (threads, the log message, filters).'),
+    spaces: z
+      .record(z.string(), spaceConfigSchema)
+      .default({})
+      .describe('Per-space settings, keyed by the platform-prefixed space (gchat:spaces/AAAA).'),
+    budgets: z
+      .partialRecord(z.enum(['gchat', 'slack', 'discord']), budgetConfigSchema)
+      .default({})
+      .describe("Rate budgets per platform app; the defaults follow the platform's published limits."),
+    runtime: runtimeSchema.default(runtimeSchema.parse({})).describe('Actor runtime tuning.'),
+    ingest: ingestSchema.default(ingestSchema.parse({})).describe('The HTTP ingest API of `turnlog serve`.'),
+    store: storeSchema
+      .default(storeSchema.parse({}))
+      .describe('Where turns, anchors and dead letters persist.'),
+    platforms: platformsSchema
+      .default({})
+      .describe('The chat platforms `turnlog serve` posts to; only the configured ones get a surface.'),
+    log: logSchema.default(logSchema.parse({})).describe('Structured logs (pino, on stderr).'),
   })
+  // Loose at the root so a `$schema` key (for editors) is accepted.
   .loose();
 
 export type TurnlogConfigInput = z.input<typeof turnlogConfigSchema>;
@@ -100,4 +222,65 @@ export function resolveConfig(input: unknown = {}): TurnlogConfig {
     return `${path}: ${issue.message}`;
   });
   throw new ConfigError(`invalid turnlog config:\n  ${lines.join('\n  ')}`);
+}
+
+/** Where secrets may be given as `"env:NAME"`. */
+const SECRET_PATHS = [
+  ['ingest', 'token'],
+  ['platforms', 'gchat', 'credentials'],
+  ['platforms', 'slack', 'token'],
+  ['platforms', 'discord', 'token'],
+] as const;
+
+/**
+ * Replaces every `"env:NAME"` secret with the variable's value. A variable
+ * that is unset or empty is an error naming the key and the variable.
+ */
+export function resolveConfigSecrets(
+  config: TurnlogConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): TurnlogConfig {
+  const resolved = structuredClone(config);
+  const problems: string[] = [];
+  for (const path of SECRET_PATHS) {
+    const parent = path
+      .slice(0, -1)
+      .reduce<Record<string, unknown> | undefined>(
+        (at, key) => at?.[key] as Record<string, unknown> | undefined,
+        resolved as unknown as Record<string, unknown>,
+      );
+    const key = path[path.length - 1] as string;
+    const value = parent?.[key];
+    if (parent === undefined || typeof value !== 'string') continue;
+    const name = ENV_REFERENCE.exec(value)?.[1];
+    if (name === undefined) continue;
+    const fromEnv = env[name];
+    if (fromEnv === undefined || fromEnv === '') {
+      problems.push(
+        `${path.join('.')}: environment variable ${name} is ${fromEnv === undefined ? 'not set' : 'empty'}`,
+      );
+    } else {
+      parent[key] = fromEnv;
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid turnlog config:\n  ${problems.join('\n  ')}`);
+  return resolved;
+}
+
+/** `resolveConfig` then `resolveConfigSecrets`: what `turnlog serve` runs on its config file. */
+export function loadConfig(
+  input: unknown,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): TurnlogConfig {
+  return resolveConfigSecrets(resolveConfig(input), env);
+}
+
+/** The JSON Schema of the config file (for editors: `"$schema": "./docs/config.schema.json"`). */
+export function configJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(turnlogConfigSchema, { io: 'input', target: 'draft-2020-12' }),
+    title: 'turnlog config',
+    description:
+      'The configuration of `turnlog serve --config FILE` (CONTRACTS.md §3). Every key has a default.',
+  };
 }
