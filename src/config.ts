@@ -43,6 +43,12 @@ export const visibilitySchema = z
       .boolean()
       .default(false)
       .describe("Post the final answer in the turn's thread instead of top-level."),
+    jobs: z
+      .enum(['header', 'top-level'])
+      .default('header')
+      .describe(
+        'Proactive turns (turn_started with a title and no root): header posts a top-level 🕒 <title> and threads the log under it; top-level posts the log top-level.',
+      ),
     timeZone: z.string().optional().describe("IANA time zone of the HH:MM:SS stamps; default the process's."),
   })
   .strict();
