@@ -89,6 +89,11 @@ export interface Runtime {
   turn(turnId: string): TurnView | undefined;
   /** The summary of a finished turn from the store, when it is no longer in memory. */
   finishedTurn(turnId: string): Promise<TurnView | undefined>;
+  /**
+   * Resolves when every event accepted so far, and the turn snapshots it
+   * caused, are durable in the store: acknowledge events after it.
+   */
+  sync(): Promise<void>;
   /** Resolves once the turns persisted by an earlier runtime are restored. */
   readonly ready: Promise<void>;
   /**
@@ -450,6 +455,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (child) return viewOf(child.getSnapshot() as AnyMachineSnapshot);
       }
       return recent.get(turnId);
+    },
+    async sync() {
+      await ready;
+      await store.flush?.();
     },
     async finishedTurn(turnId) {
       const summary = await store.turnSummary(turnId);

@@ -70,5 +70,11 @@ export interface TurnlogStore {
   recordPost(clientId: string, message: PostedMessage): MaybePromise<void>;
   lookupPost(clientId: string): MaybePromise<PostedMessage | undefined>;
 
+  /**
+   * Makes everything written so far durable (a store that batches writes
+   * commits them now). The ingest API awaits it before acknowledging events.
+   */
+  flush?(): MaybePromise<void>;
+
   close(): MaybePromise<void>;
 }

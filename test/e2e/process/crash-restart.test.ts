@@ -1,0 +1,132 @@
+/**
+ * Restart recovery with a real process (issue "turnlog serve and the demo",
+ * item 4): `turnlog serve` against the Google Chat emulator on a SQLite file;
+ * half a turn; `kill -9`; serve again on the same database; the rest of the
+ * turn. The same log message keeps being edited, no duplicate log message,
+ * no lost entry — asserted on the emulator's own calls and messages.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type GchatEmulatorOptions, startGchatEmulator } from '../../../src/emulators/gchat/index.js';
+import { firstLine, ROOT } from '../../cli/cli.helpers.js';
+
+const SPACE = 'gchat:spaces/CRASH';
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function startServeProcess(configPath: string): ChildProcessWithoutNullStreams {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--config', configPath],
+    {
+      cwd: ROOT,
+      env: { ...process.env },
+    },
+  );
+  child.stderr.resume();
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return child;
+}
+
+async function post(url: string, events: Record<string, unknown>[]): Promise<{ accepted: number }> {
+  const response = await fetch(`${url}/v1/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body: events.map((e) => JSON.stringify({ space: SPACE, ...e })).join('\n'),
+  });
+  expect(response.status).toBe(202);
+  return (await response.json()) as { accepted: number };
+}
+
+const toolCall = (i: number) => ({
+  type: 'tool_call',
+  turnId: 'T1',
+  callId: `c${i}`,
+  tool: 'Read',
+  input: { path: `file-${i}.ts` },
+});
+
+describe('serve: kill -9 mid-turn and restart on the same database', () => {
+  it('keeps editing the same log message, with no duplicate and no lost entry', async () => {
+    const emulator = await startGchatEmulator({ limits: [] } satisfies GchatEmulatorOptions);
+    cleanups.push(() => emulator.close());
+    const dir = mkdtempSync(join(tmpdir(), 'turnlog-crash-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const configPath = join(dir, 'turnlog.json');
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        ingest: { host: '127.0.0.1', port: 0 },
+        store: { path: join(dir, 'turnlog.sqlite') },
+        platforms: { gchat: { apiUrl: emulator.url } },
+        visibility: { threadLog: { editDebounceMs: 200 } },
+        log: { level: 'warn' },
+      }),
+    );
+    const root = emulator.state.inbound({ space: 'spaces/CRASH', text: 'please fix the build' });
+
+    // First process: half a turn.
+    const first = startServeProcess(configPath);
+    const { ingest: url1 } = JSON.parse(await firstLine(first)) as { ingest: string };
+    await post(url1, [
+      { type: 'inbound', messageId: root.messageId, threadId: root.threadId, ref: 'u1' },
+      { type: 'turn_started', turnId: 'T1', rootRef: 'u1' },
+      toolCall(1),
+      toolCall(2),
+      toolCall(3),
+    ]);
+    const logCreates = () =>
+      emulator.state.calls().filter((c) => c.op === 'create' && c.status < 300 && c.thread === root.threadId);
+    await vi.waitFor(() => expect(logCreates()).toHaveLength(1), { timeout: 20_000, interval: 50 });
+    const logMessageId = logCreates()[0]?.messageId;
+    await vi.waitFor(
+      () => {
+        const text = emulator.state.messages('spaces/CRASH').find((m) => m.id === logMessageId)?.text ?? '';
+        expect(text).toContain('file-3.ts');
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    // Accepted but (maybe) not yet shown when the process dies.
+    await post(url1, [toolCall(4)]);
+    first.kill('SIGKILL');
+    await once(first, 'exit');
+
+    // Second process, same database: the rest of the turn.
+    const second = startServeProcess(configPath);
+    const { ingest: url2 } = JSON.parse(await firstLine(second)) as { ingest: string };
+    await post(url2, [
+      toolCall(5),
+      { type: 'answer', turnId: 'T1', text: 'Fixed.' },
+      { type: 'turn_ended', turnId: 'T1', outcome: 'ok' },
+    ]);
+    await vi.waitFor(
+      async () => {
+        const view = (await (await fetch(`${url2}/v1/turns/T1`)).json()) as { state?: string };
+        expect(view.state).toBe('ended');
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+
+    expect(logCreates()).toHaveLength(1);
+    const edits = emulator.state.calls().filter((c) => c.op === 'update' && c.status < 300);
+    expect(new Set(edits.map((c) => c.messageId))).toEqual(new Set([logMessageId]));
+    const text = emulator.state.messages('spaces/CRASH').find((m) => m.id === logMessageId)?.text ?? '';
+    for (let i = 1; i <= 5; i++) expect(text).toContain(`file-${i}.ts`);
+    expect(emulator.state.messages('spaces/CRASH').filter((m) => m.text.includes('file-1.ts'))).toHaveLength(
+      1,
+    );
+    expect(emulator.state.calls().filter((c) => c.op === 'create' && c.text === 'Fixed.')).toHaveLength(1);
+
+    second.kill('SIGTERM');
+    const [code] = await once(second, 'exit');
+    expect(code).toBe(0);
+  }, 90_000);
+});
