@@ -1,0 +1,257 @@
+/**
+ * The ingest HTTP API of `turnlog serve` (CONTRACTS.md §2) on plain
+ * `node:http`: three routes do not need a framework, and owning the request
+ * loop gives exact control over status codes, the streamed body limit and
+ * what is logged.
+ *
+ *   POST /v1/events       NDJSON / JSON array / JSON object → 202 {accepted, rejected}
+ *   GET  /v1/turns/:id    the turn's view, live or finished → 200 | 404
+ *   GET  /healthz         200 {ok: true} when every surface is ready, else 503
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config.js';
+import type { Platform } from '../events/schema.js';
+import type { Runtime } from '../runtime.js';
+import type { DeadLetterRecord, MaybePromise } from '../store/store.js';
+import type { ChatSurface } from '../surfaces/surface.js';
+import { createBearerCheck, isLoopbackHost } from './auth.js';
+import { discardRest, readBodyWithin } from './body.js';
+import { checkSurfaces } from './health.js';
+import { bodyFormatOf, ingestBody, JSON_TYPE, NDJSON_TYPES } from './ingest-body.js';
+import { loggableError } from './logger.js';
+
+export interface IngestServerOptions {
+  runtime: Pick<Runtime, 'ingest' | 'sync' | 'turn' | 'finishedTurn'>;
+  /** The configured surfaces, for `/healthz`. */
+  surfaces: Partial<Record<Platform, ChatSurface>>;
+  host: string;
+  /** 0: any free port (read it from `url`). */
+  port: number;
+  /** Bearer token for `/v1/*`; required unless `host` is loopback. */
+  token?: string;
+  bodyLimitBytes: number;
+  /** Keeps what is refused before reaching the runtime (an over-limit or unparseable body). */
+  deadLetter(record: DeadLetterRecord): MaybePromise<void>;
+  logger: Logger;
+  now?: () => number;
+  /** How long `/healthz` waits for a surface's `ready()`. Default 5000 ms. */
+  healthTimeoutMs?: number;
+}
+
+export interface IngestServer {
+  /** `http://host:port` as bound (the real port when 0 was asked). */
+  readonly url: string;
+  /** Stops accepting connections, closes idle keep-alive ones; resolves when the last open request has finished. */
+  close(): Promise<void>;
+  /** Drops every connection at once, requests in flight included (the end of a bounded shutdown). */
+  closeAllConnections(): void;
+}
+
+/** At most this much of an over-limit body is kept as its dead letter. */
+export const OVERSIZE_DEAD_LETTER_BYTES = 64 * 1024;
+
+/** How long the rest of an over-limit body is read and thrown away so the client can read its 413. */
+const OVERSIZE_LINGER_MS = 2000;
+const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
+const TURN_PATH = /^\/v1\/turns\/([^/]+)$/;
+
+class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export async function startIngestServer(options: IngestServerOptions): Promise<IngestServer> {
+  if (options.token === undefined && !isLoopbackHost(options.host)) {
+    throw new ConfigError(
+      `ingest.token: required when ingest.host is not a loopback address (got "${options.host}"); ` +
+        'without one anyone who reaches the port could post into your chat spaces',
+    );
+  }
+  const { runtime, logger } = options;
+  const now = options.now ?? Date.now;
+  const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
+
+  const keep = (reason: string, payload: string) => {
+    const result = options.deadLetter({ at: now(), source: 'ingest', reason, payload });
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => logger.error({ error: String(error) }, 'store: deadLetter failed'));
+    }
+  };
+
+  async function postEvents(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const format = bodyFormatOf(request.headers['content-type']);
+    if (format === undefined) {
+      throw new HttpProblem(
+        415,
+        `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '(none)')}: ` +
+          `send ${NDJSON_TYPES[0]} (one event per line) or ${JSON_TYPE} (an array or one object)`,
+      );
+    }
+    const read = await readBodyWithin(request, options.bodyLimitBytes);
+    if (!read.ok) {
+      const reason = `body over the limit of ${options.bodyLimitBytes} bytes (ingest.bodyLimitBytes)`;
+      keep(
+        `${reason}; first ${Math.min(read.head.length, OVERSIZE_DEAD_LETTER_BYTES)} bytes kept`,
+        read.head.subarray(0, OVERSIZE_DEAD_LETTER_BYTES).toString('utf8'),
+      );
+      logger.warn({ limit: options.bodyLimitBytes }, 'refused an over-limit body');
+      // The rest of the body is never buffered; the connection cannot carry another request.
+      sendJson(response, 413, { error: reason }, { connection: 'close' });
+      discardRest(request, { maxBytes: options.bodyLimitBytes, maxMs: OVERSIZE_LINGER_MS });
+      return;
+    }
+    const outcome = ingestBody(read.body.toString('utf8'), format, {
+      ingest: runtime.ingest,
+      deadLetter: keep,
+    });
+    for (const rejected of outcome.rejected) {
+      logger.warn({ line: rejected.line, error: loggableError(rejected.error) }, 'rejected an event');
+    }
+    if (outcome.bodyError !== undefined)
+      logger.warn({ error: loggableError(outcome.bodyError) }, 'rejected a body');
+    const counts = { accepted: outcome.accepted, rejected: outcome.rejected };
+    if (outcome.accepted > 0) {
+      // Acknowledge only what a crash cannot lose: the run record and the turns' snapshots are committed.
+      await runtime.sync();
+      sendJson(response, 202, counts);
+    } else {
+      const error = outcome.bodyError ?? `no event accepted: ${outcome.rejected.length} rejected`;
+      sendJson(response, 400, { ...counts, error });
+    }
+  }
+
+  async function getTurn(encodedId: string, response: ServerResponse): Promise<void> {
+    let turnId: string;
+    try {
+      turnId = decodeURIComponent(encodedId);
+    } catch {
+      throw new HttpProblem(400, 'the turn id in the path is not valid percent-encoding');
+    }
+    const view = runtime.turn(turnId) ?? (await runtime.finishedTurn(turnId));
+    if (view === undefined) throw new HttpProblem(404, `no turn "${turnId}"`);
+    sendJson(response, 200, view);
+  }
+
+  async function getHealth(response: ServerResponse): Promise<void> {
+    const notReady = await checkSurfaces(
+      options.surfaces,
+      options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
+    );
+    if (notReady.length === 0) sendJson(response, 200, { ok: true });
+    else sendJson(response, 503, { ok: false, notReady });
+  }
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = new URL(request.url ?? '/', 'http://ingest').pathname;
+    const method = request.method ?? 'GET';
+    if (path === '/healthz') {
+      allow(method, ['GET']);
+      return getHealth(response);
+    }
+    const turn = TURN_PATH.exec(path);
+    if (path !== '/v1/events' && turn === null) throw new HttpProblem(404, `no route ${method} ${path}`);
+    if (!authorized(request.headers.authorization)) {
+      throw new HttpProblem(401, 'missing or wrong bearer token (Authorization: Bearer <ingest.token>)', {
+        'www-authenticate': 'Bearer realm="turnlog"',
+      });
+    }
+    if (turn !== null) {
+      allow(method, ['GET']);
+      return getTurn(turn[1] as string, response);
+    }
+    allow(method, ['POST']);
+    return postEvents(request, response);
+  }
+
+  const server: Server = createServer((request, response) => {
+    const started = performance.now();
+    response.once('finish', () => {
+      logger.debug(
+        {
+          method: request.method,
+          path: new URL(request.url ?? '/', 'http://ingest').pathname,
+          status: response.statusCode,
+          ms: Math.round(performance.now() - started),
+        },
+        'request',
+      );
+    });
+    route(request, response).catch((error: unknown) => {
+      if (error instanceof HttpProblem) {
+        sendJson(response, error.status, { error: error.message }, error.headers);
+        return;
+      }
+      logger.error({ error: error instanceof Error ? error.message : String(error) }, 'request failed');
+      if (!response.headersSent) sendJson(response, 500, { error: 'internal error (see the server log)' });
+      else response.destroy();
+    });
+  });
+
+  server.listen(options.port, options.host);
+  try {
+    await Promise.race([
+      once(server, 'listening'),
+      once(server, 'error').then(([error]) => Promise.reject(error)),
+    ]);
+  } catch (error) {
+    throw listenError(error, options.host, options.port);
+  }
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      return closed;
+    },
+    closeAllConnections: () => server.closeAllConnections(),
+  };
+}
+
+function allow(method: string, methods: string[]): void {
+  if (!methods.includes(method)) {
+    throw new HttpProblem(405, `method ${method} not allowed here (allowed: ${methods.join(', ')})`, {
+      allow: methods.join(', '),
+    });
+  }
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  response.end(text);
+}
+
+function listenError(error: unknown, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') {
+    return new ConfigError(
+      `ingest.port: ${port} on ${host} is already in use (pick another port, or 0 for any free one)`,
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new ConfigError(`ingest.host: "${host}" is not an address of this machine`);
+  }
+  if (code === 'EACCES')
+    return new ConfigError(`ingest.port: not allowed to listen on port ${port} (below 1024?)`);
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,164 @@
+/**
+ * `startServe`: the daemon behind `turnlog serve` (CONTRACTS.md §2–§3). It
+ * loads the config (secrets from `"env:NAME"`), builds the surfaces, opens
+ * the store, starts the runtime and then the ingest API; `close()` shuts it
+ * down in that order reversed, within `ingest.shutdownTimeoutMs`.
+ */
+import type { Logger } from 'pino';
+import { type Clock, systemClock } from '../clock.js';
+import { loadConfig, type TurnlogConfig } from '../config.js';
+import type { Platform } from '../events/schema.js';
+import { createRuntime, type Runtime } from '../runtime.js';
+import type { TurnlogStore } from '../store/store.js';
+import type { ChatSurface } from '../surfaces/surface.js';
+import { startIngestServer } from './http.js';
+import { createServeLogger, runtimeLoggerOf } from './logger.js';
+import { openServeStore } from './store.js';
+import { createSurfaces } from './surfaces.js';
+
+export { createBearerCheck, isLoopbackHost } from './auth.js';
+export { type IngestServer, type IngestServerOptions, startIngestServer } from './http.js';
+export { createServeLogger } from './logger.js';
+export { type SignalDeps, shutdownOnSignal } from './signals.js';
+export { createSurfaces } from './surfaces.js';
+
+export interface ServeOptions {
+  /** The config file's content (validated here; `"env:NAME"` secrets read from `env`). */
+  config: unknown;
+  /** Default: built from `config.platforms`. */
+  surfaces?: Partial<Record<Platform, ChatSurface>>;
+  /** Default: SQLite at `config.store.path`, closed by `close()`. A given store is left open for its owner. */
+  store?: TurnlogStore;
+  /** Default: the system clock. It also times the shutdown bound (`ingest.shutdownTimeoutMs`). */
+  clock?: Clock;
+  /** Default: pino at `config.log.level` on stderr. */
+  logger?: Logger;
+  /** Where `"env:NAME"` secrets are read. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ServeShutdown {
+  /** Every live turn's pending frame went out before the actors stopped; false: it stays in the store for the next start. */
+  flushed: boolean;
+}
+
+export interface Serve {
+  /** The ingest API's origin, `http://127.0.0.1:8787`. */
+  readonly url: string;
+  readonly runtime: Runtime;
+  readonly config: TurnlogConfig;
+  readonly logger: Logger;
+  /**
+   * Stops accepting, lets requests in flight finish (for half the time at
+   * most), flushes every live turn's pending frame, closes the store.
+   * Bounded by `ingest.shutdownTimeoutMs`; calling it again returns the same promise.
+   */
+  close(): Promise<ServeShutdown>;
+}
+
+export async function startServe(options: ServeOptions): Promise<Serve> {
+  const config = loadConfig(options.config, options.env);
+  const logger = options.logger ?? createServeLogger(config.log.level);
+  const surfaces = options.surfaces ?? createSurfaces(config.platforms);
+  const ownStore = options.store === undefined ? openServeStore(config.store.path) : undefined;
+  const store = options.store ?? (ownStore as TurnlogStore);
+  const clock = options.clock ?? systemClock;
+
+  const runtime = createRuntime({
+    config,
+    surfaces,
+    store,
+    clock,
+    logger: runtimeLoggerOf(logger),
+  });
+
+  let server: Awaited<ReturnType<typeof startIngestServer>>;
+  try {
+    await runtime.ready;
+    server = await startIngestServer({
+      runtime,
+      surfaces,
+      host: config.ingest.host,
+      port: config.ingest.port,
+      ...(config.ingest.token === undefined ? {} : { token: config.ingest.token }),
+      bodyLimitBytes: config.ingest.bodyLimitBytes,
+      deadLetter: (record) => store.deadLetter(record),
+      logger,
+      now: () => clock.now(),
+    });
+  } catch (error) {
+    await runtime.stop();
+    await ownStore?.close();
+    throw error;
+  }
+
+  logger.info(
+    {
+      url: server.url,
+      auth: config.ingest.token === undefined ? 'none (loopback)' : 'bearer',
+      store: options.store === undefined ? config.store.path : 'given',
+      surfaces: Object.keys(surfaces),
+    },
+    'listening',
+  );
+
+  let closing: Promise<ServeShutdown> | undefined;
+  const shutdown = async (): Promise<ServeShutdown> => {
+    const timeoutMs = config.ingest.shutdownTimeoutMs;
+    const started = clock.now();
+    logger.info({ timeoutMs }, 'stopping: no new connections');
+    // Requests in flight get half the time: flushing the live turns matters more than a slow client.
+    const drained = await settlesWithin(
+      server.close().then(() => true),
+      timeoutMs / 2,
+      clock,
+    );
+    if (drained === undefined) {
+      server.closeAllConnections();
+      logger.warn('dropped the requests still in flight');
+    }
+    const remainingMs = Math.max(0, timeoutMs - (clock.now() - started));
+    logger.info({ remainingMs }, 'flushing live turns');
+    // Every live turn's pending frame goes out through its terminal slot before the actors stop.
+    const stopping = runtime.stop({ flush: true, timeoutMs: remainingMs }).catch((error: unknown) => {
+      logger.error(
+        { error: error instanceof Error ? error.message : String(error) },
+        'stopping the runtime failed',
+      );
+      return { flushed: false };
+    });
+    const stopped = await settlesWithin(stopping, remainingMs, clock);
+    if (stopped === undefined) {
+      runtime.actor.stop();
+      logger.error({ timeoutMs }, 'shutdown timed out; live turns stay persisted for the next start');
+    }
+    await ownStore?.close();
+    const flushed = stopped?.flushed === true;
+    logger.info({ flushed }, 'stopped');
+    return { flushed };
+  };
+
+  return {
+    url: server.url,
+    runtime,
+    config,
+    logger,
+    close() {
+      closing ??= shutdown();
+      return closing;
+    },
+  };
+}
+
+/** What `work` resolved with, or undefined when `ms` ran out on `clock` first. */
+async function settlesWithin<T>(work: Promise<T>, ms: number, clock: Clock): Promise<T | undefined> {
+  let timer: unknown;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = clock.setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clock.clearTimeout(timer);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * One `POST /v1/events` body → `runtime.ingest` per event (CONTRACTS.md §2).
+ * NDJSON is split into lines (1-based line numbers); a JSON array is ingested
+ * item by item (0-based index as `line`); a JSON object is one event (`line` 0).
+ * Every event goes through `ingest`, which keeps each refused one as a dead
+ * letter; what is refused before reaching it (a body that is empty or not
+ * JSON, a string where an event object should be) goes to `deadLetter`.
+ */
+import type { RejectedLine } from '../events/parse.js';
+import { describeValue } from '../events/parse.js';
+import type { IngestResult } from '../runtime.js';
+
+export type BodyFormat = 'ndjson' | 'json';
+
+export const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'] as const;
+export const JSON_TYPE = 'application/json';
+
+export interface BodyIngestOutcome {
+  accepted: number;
+  rejected: RejectedLine[];
+  /** Set when the body as a whole is unusable (empty, not JSON, not an array or object): nothing was ingested. */
+  bodyError?: string;
+}
+
+/** `application/x-ndjson; charset=utf-8` → `ndjson`; unknown or missing → undefined. */
+export function bodyFormatOf(contentType: string | undefined): BodyFormat | undefined {
+  const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
+  if (mediaType === undefined) return undefined;
+  if ((NDJSON_TYPES as readonly string[]).includes(mediaType)) return 'ndjson';
+  if (mediaType === JSON_TYPE) return 'json';
+  return undefined;
+}
+
+export interface BodyIngestDeps {
+  ingest(input: unknown): IngestResult;
+  /** Keeps what was refused before it reached `ingest`. */
+  deadLetter(reason: string, payload: string): void;
+}
+
+export function ingestBody(text: string, format: BodyFormat, deps: BodyIngestDeps): BodyIngestOutcome {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const outcome = format === 'ndjson' ? ingestNdjson(body, deps) : ingestJson(body, deps);
+  if (outcome.bodyError !== undefined) deps.deadLetter(outcome.bodyError, body);
+  return outcome;
+}
+
+const EMPTY_BODY = 'empty body: send run events as NDJSON lines, a JSON array or one JSON object';
+
+function ingestNdjson(body: string, { ingest }: BodyIngestDeps): BodyIngestOutcome {
+  const outcome: BodyIngestOutcome = { accepted: 0, rejected: [] };
+  const lines = body.split('\n');
+  let seen = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] ?? '').replace(/\r$/, '');
+    if (line.trim() === '') continue;
+    seen++;
+    count(outcome, ingest(line), i + 1, `line ${i + 1}`);
+  }
+  if (seen === 0) outcome.bodyError = EMPTY_BODY;
+  return outcome;
+}
+
+function ingestJson(body: string, { ingest, deadLetter }: BodyIngestDeps): BodyIngestOutcome {
+  const outcome: BodyIngestOutcome = { accepted: 0, rejected: [] };
+  if (body.trim() === '') return { ...outcome, bodyError: EMPTY_BODY };
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    return { ...outcome, bodyError: `body: invalid JSON: ${(error as Error).message}` };
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) return { ...outcome, bodyError: EMPTY_BODY };
+    value.forEach((item, index) => {
+      // `ingest` reads a string as JSON text; an array item is already parsed, so a string is a wrong value.
+      if (typeof item === 'string') {
+        const error = `expected a JSON object (one run event), got ${describeValue(item)}`;
+        deadLetter(error, JSON.stringify(item));
+        count(outcome, { ok: false, error }, index, `index ${index}`);
+      } else {
+        count(outcome, ingest(item), index, `index ${index}`);
+      }
+    });
+  } else if (typeof value === 'object' && value !== null) {
+    count(outcome, ingest(value), 0, 'body');
+  } else {
+    outcome.bodyError = `body: expected a JSON array of run events or one event object, got ${describeValue(value)}`;
+  }
+  return outcome;
+}
+
+function count(outcome: BodyIngestOutcome, result: IngestResult, line: number, where: string): void {
+  if (result.ok) outcome.accepted++;
+  else outcome.rejected.push({ line, error: `${where}: ${result.error}` });
+}
