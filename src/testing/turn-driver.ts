@@ -3,7 +3,9 @@
  * machine with its real implementations (`provideTurnMachine`, budget
  * `system`, a memory store for post refs), spawned from its persisted
  * snapshot like the space supervisor does (`restorable`), on a memory
- * surface and a `SimulatedClock`.
+ * surface and a `SimulatedClock`. A turn starts threaded (anchored on a
+ * person's message), top-level, or proactive (its `MODEL_HEADER` posted
+ * top-level first, the log threaded under it).
  *
  * Two things a test decides instead of the world:
  * - every surface call waits at a gate until the test answers it (`respond`):
@@ -57,6 +59,9 @@ export const MODEL_REFUSAL_RETRY_MS = 1500;
 
 export type GatedOp = 'create' | 'update';
 
+/** The header the kit's proactive turns are given. */
+export const MODEL_HEADER = '🕒 Nightly report';
+
 /** The spaces the kit's turns live in, one per platform. */
 export const MODEL_SPACES: Readonly<Record<Platform, string>> = {
   gchat: 'gchat:spaces/MODEL',
@@ -71,7 +76,12 @@ export interface TurnDriverOptions {
   capabilities?: Partial<SurfaceCapabilities>;
   /** Anchor the turn on a person's message (a thread), or start it without one (top-level). */
   threaded: boolean;
+  /** A proactive turn (not threaded): its header (`MODEL_HEADER`) is posted first and the log threads under it. */
+  header?: boolean;
 }
+
+/** How a driven turn starts. */
+export type TurnStart = Pick<TurnDriverOptions, 'threaded' | 'header'>;
 
 /**
  * The turn machine provided once for many drivers (providing it costs
@@ -113,6 +123,10 @@ export interface TurnDriver {
   readonly clock: SimulatedClock;
   readonly surface: MemorySurface;
   readonly space: string;
+  /** The header the turn was given (a proactive turn), or null. */
+  readonly header: string | null;
+  /** Has the turn been told to end? */
+  readonly endSent: boolean;
   /** Entries the live turn accepted (sent while it had not ended), in order. */
   readonly entries: readonly TurnLogEntry[];
   /** What the turn asked of the budget, in order. */
@@ -130,6 +144,8 @@ export interface TurnDriver {
   nextTimerAt(): number | null;
   log(entry: TurnLogEntry): Promise<void>;
   end(outcome: TurnOutcome): Promise<void>;
+  /** A shutdown flush (`turn.flush`). */
+  flush(): Promise<void>;
   /** Answers the call in flight. Throws when there is none. */
   respond(result: CallResult): Promise<void>;
   grant(): Promise<void>;
@@ -187,6 +203,11 @@ function createGatedSurface(inner: MemorySurface) {
   let attempts = 0;
   const pass = (op: GatedOp, signal: AbortSignal | undefined) =>
     new Promise<void>((resolve, reject) => {
+      // Aborted on its way here (the turn was stopped while it looked up a post ref): it never waits.
+      if (signal?.aborted) {
+        reject(new DOMException('The surface call was aborted', 'AbortError'));
+        return;
+      }
       attempts++;
       const call: GatedCall = {
         op,
@@ -236,23 +257,28 @@ export interface TurnDriverFactoryOptions {
 /**
  * Drivers for many turns in a row with the same settings, sharing one
  * provided machine; each driver has its own surface, clock and store. Use one
- * driver at a time: a new one takes the machine over.
+ * driver at a time: a new one takes the machine over. A driver is ready once
+ * the calls its turn makes on starting (a proactive turn's header) wait at the gate.
  */
-export function createTurnDriverFactory(opts: TurnDriverFactoryOptions): (threaded: boolean) => TurnDriver {
+export function createTurnDriverFactory(
+  opts: TurnDriverFactoryOptions,
+): (start: TurnStart) => Promise<TurnDriver> {
   const capabilities = { ...MEMORY_SURFACE_CAPABILITIES[opts.platform], ...opts.capabilities };
   const shared = createSwitchableTurnLogic(opts.platform, capabilities);
-  return (threaded) => {
+  return async (start) => {
     const clock = new SimulatedClock();
     const surface = createMemorySurface({ platform: opts.platform, now: () => clock.now(), capabilities });
     const gate = createGatedSurface(surface);
     shared.use(gate.surface, createMemoryStore());
-    return driveTurn({ ...opts, threaded }, shared.logic, clock, surface, gate);
+    const driver = driveTurn({ ...opts, ...start }, shared.logic, clock, surface, gate);
+    await settle();
+    return driver;
   };
 }
 
 /** One driver on a machine of its own. */
-export const createTurnDriver = (opts: TurnDriverOptions): TurnDriver =>
-  createTurnDriverFactory(opts)(opts.threaded);
+export const createTurnDriver = (opts: TurnDriverOptions): Promise<TurnDriver> =>
+  createTurnDriverFactory(opts)(opts);
 
 function driveTurn(
   opts: TurnDriverOptions,
@@ -261,14 +287,20 @@ function driveTurn(
   surface: MemorySurface,
   gate: ReturnType<typeof createGatedSurface>,
 ): TurnDriver {
+  if (opts.threaded && opts.header) {
+    throw new Error(
+      'createTurnDriver: a proactive turn (header) starts without a thread; got threaded and header',
+    );
+  }
   const space = MODEL_SPACES[opts.platform];
   const root = opts.threaded ? surface.inbound({ space, text: 'please fix the build' }) : null;
+  const header = opts.header ? MODEL_HEADER : null;
   const input: TurnInput = {
     turnId: 'T1',
     space,
     anchor: root ? { rootMessageId: root.messageId, threadId: root.threadId } : null,
     settings: opts.settings,
-    ...(root ? {} : { degradedReason: 'threads are off in this space' }),
+    ...(root ? {} : header ? { header } : { degradedReason: 'threads are off in this space' }),
   };
 
   const budgetRequests: BudgetInEvent['type'][] = [];
@@ -300,6 +332,7 @@ function driveTurn(
   const transitionsTaken = new Set<string>();
   const statesVisited = new Set<string>();
   let attemptsAtEnd: number | null = null;
+  let endSent = false;
   // Kept here rather than read from the harness: a finished child leaves its parent's children.
   let current: ActorRefFrom<TurnLogic> | undefined;
   const turn = (): ActorRefFrom<TurnLogic> => {
@@ -360,6 +393,10 @@ function driveTurn(
     clock,
     surface,
     space,
+    header,
+    get endSent() {
+      return endSent;
+    },
     entries,
     budgetRequests,
     transitionsTaken,
@@ -372,7 +409,11 @@ function driveTurn(
       if (turn().getSnapshot().status === 'active') entries.push(entry);
       await sendToTurn({ type: 'turn.log', entry });
     },
-    end: (outcome) => sendToTurn({ type: 'turn.end', outcome }),
+    end(outcome) {
+      endSent = true;
+      return sendToTurn({ type: 'turn.end', outcome });
+    },
+    flush: () => sendToTurn({ type: 'turn.flush' }),
     async respond(result) {
       const call = gate.pending();
       if (!call) throw new Error(`respond(${result}): no surface call is in flight`);

@@ -8,17 +8,21 @@
  * clock steps to the turn's next timer (`xstate.after.*`), the call in flight
  * succeeds or fails with 404/429/500 (`xstate.done.actor.*` /
  * `xstate.error.actor.*`), the budget grants, refuses or funds, the turn
- * ends, a person deletes the log message, the process restarts (the persisted
- * snapshot through JSON, then `turn.recover`). Snapshots are grouped by an
- * abstraction (`serializeTurnModelState`) and the traversal is bounded by a
- * depth, which keeps the graph finite. `turnModelGraph` gives one command
- * sequence per edge of it (the shortest path to the edge's source, then the
- * edge), first those that take a machine transition no earlier one took,
- * then a spread of the rest, up to `maxPaths`. `createTurnReplayer` runs a
- * sequence against a LIVE turn actor (turn-driver.ts), checks after every
- * step that it is where the model says, finishes the turn (end, then every
- * call answered ok and every budget request granted or funded) and checks
- * the turn's promises (turn-invariants.ts).
+ * ends, a shutdown flushes it (`turn.flush`), a person deletes the log
+ * message, the process restarts (the persisted snapshot through JSON, then
+ * `turn.recover`). A turn starts threaded, top-level, or proactive (with a
+ * header, which it posts first and threads its log under). Snapshots are
+ * grouped by an abstraction (`serializeTurnModelState`) and the traversal is
+ * bounded by a depth, which keeps the graph finite. `turnModelGraph` gives
+ * one command sequence per edge of it (the shortest path to the edge's
+ * source, then the edge), first those that take a machine transition no
+ * earlier one took or end in a situation (`turnModelSituation`) no earlier
+ * one ended in, then a spread of the rest, up to `maxPaths`.
+ * `createTurnReplayer` runs a sequence against a LIVE turn actor
+ * (turn-driver.ts), checks after every step that it is where the model says
+ * and what a flush promises, finishes the turn (end, then every call
+ * answered ok and every budget request granted or funded) and checks the
+ * turn's promises (turn-invariants.ts).
  * `runTurnModel` does it all for a user's settings and platform.
  */
 import { getAdjacencyMap } from '@xstate/graph';
@@ -37,6 +41,7 @@ import {
   createTurnDriverFactory,
   FAULT_STATUS,
   type GatedOp,
+  MODEL_HEADER,
   MODEL_REFUSAL_RETRY_MS,
   MODEL_RETRY_AFTER_S,
   MODEL_SPACES,
@@ -44,11 +49,15 @@ import {
   type TurnSnapshot,
   turnTransitionKey,
 } from './turn-driver.js';
-import { checkFinishedTurn, turnModelEntryTag } from './turn-invariants.js';
+import { checkFinishedTurn, checkTurnStep, turnModelEntryTag } from './turn-invariants.js';
 
 export type TurnCommand =
-  /** Always first: the turn starts anchored on a person's message (a thread) or without one. */
-  | { type: 'start'; threaded: boolean }
+  /**
+   * Always first: the turn starts anchored on a person's message (a thread),
+   * without one (top-level), or proactive (`header`: no thread, its header
+   * posted first and the log threaded under it).
+   */
+  | { type: 'start'; threaded: boolean; header?: boolean }
   /** `short`: two fit in a log message, three do not; `long`: one fills a message on its own. */
   | { type: 'log'; size: 'short' | 'long' }
   | { type: 'wait' }
@@ -57,6 +66,8 @@ export type TurnCommand =
   | { type: 'refuse' }
   | { type: 'fund' }
   | { type: 'end' }
+  /** A shutdown: send the pending frame now, then go on. */
+  | { type: 'flush' }
   | { type: 'delete' }
   | { type: 'restart' };
 
@@ -72,7 +83,8 @@ export const turnModelSettings: TurnSettings = {
   editRetryMs: 500,
   terminalAttempts: 1,
 };
-export const DEFAULT_TURN_MODEL_DEPTH = 10;
+/** Deep enough for a shutdown flush whose send fails for good (two failed terminal sends) after a 404. */
+export const DEFAULT_TURN_MODEL_DEPTH = 12;
 export const DEFAULT_TURN_MODEL_PATHS = 400;
 
 export interface TurnModelOptions {
@@ -82,11 +94,12 @@ export interface TurnModelOptions {
   platform?: Platform;
   /** Your platform's capabilities, over the memory surface's defaults for it. */
   capabilities?: Partial<SurfaceCapabilities>;
-  /** Commands per path before the turn is finished (`start` included). Default 10. */
+  /** Commands per path before the turn is finished (`start` included). Default 12. */
   maxDepth?: number;
   /**
    * Paths to replay, at least those needed to take every transition the
-   * graph reaches. Default 400; `Infinity` replays one per edge of the graph.
+   * graph reaches and end in every situation it reaches. Default 400;
+   * `Infinity` replays one per edge of the graph.
    */
   maxPaths?: number;
 }
@@ -190,6 +203,11 @@ const callingStates = collectNodes(turnMachine.root).flatMap((node) =>
   })),
 );
 
+/** The states that handle a shutdown flush (where it means something, if only to be ignored). */
+const flushHandlers = collectNodes(turnMachine.root).flatMap((node) =>
+  node.transitions.has('turn.flush') ? [node.path] : [],
+);
+
 function collectNodes(node: typeof turnMachine.root): Array<typeof turnMachine.root> {
   return [node, ...Object.values(node.states).flatMap(collectNodes)];
 }
@@ -214,7 +232,9 @@ function callInFlight(
 }
 
 const awaitsGrant = (snapshot: TurnSnapshot): boolean => snapshot.matches({ debouncing: 'requesting' });
-const awaitsFunding = (snapshot: TurnSnapshot): boolean => snapshot.matches({ ending: 'booking' });
+const awaitsFunding = (snapshot: TurnSnapshot): boolean => snapshot.matches({ flushing: 'booking' });
+const handlesFlush = (snapshot: TurnSnapshot): boolean =>
+  flushHandlers.some((path) => snapshot.matches(valueAt(path) as never));
 
 /** The commands that mean something in a model state (none past the depth bound or after the end). */
 export function turnModelCommands(snapshot: TurnModelSnapshot, maxDepth: number): TurnCommand[] {
@@ -224,6 +244,7 @@ export function turnModelCommands(snapshot: TurnModelSnapshot, maxDepth: number)
     return [
       { type: 'start', threaded: true },
       { type: 'start', threaded: false },
+      { type: 'start', threaded: false, header: true },
     ];
   }
   if (machine.status !== 'active') return [];
@@ -240,6 +261,7 @@ export function turnModelCommands(snapshot: TurnModelSnapshot, maxDepth: number)
   if (grant) commands.push({ type: 'grant' }, { type: 'refuse' });
   if (fund) commands.push({ type: 'fund' });
   if (machine.context.outcome === null) commands.push({ type: 'end' });
+  if (handlesFlush(machine)) commands.push({ type: 'flush' });
   const current = machine.context.current;
   if (current && !snapshot.deleted.includes(current.messageId)) commands.push({ type: 'delete' });
   // A restart matters where the turn waits on something: a timer, a call, the budget (`turn.recover`).
@@ -326,8 +348,19 @@ export function createTurnModelLogic(
   const apply = (model: TurnModelSnapshot, command: TurnCommand): TurnModelSnapshot => {
     const next = { ...model, depth: model.depth + 1 };
     if (command.type === 'start') {
+      if (command.threaded && command.header) {
+        throw new Error(
+          `model: a proactive turn (header) starts without a thread, got ${JSON.stringify(command)}`,
+        );
+      }
       const anchor = command.threaded ? { rootMessageId: 'root', threadId: 'root' } : null;
-      const input = { turnId: 'T1', space, anchor, settings: config.settings };
+      const input = {
+        turnId: 'T1',
+        space,
+        anchor,
+        settings: config.settings,
+        ...(command.header ? { header: MODEL_HEADER } : {}),
+      };
       return { ...next, machine: machine.getInitialSnapshot(scope as never, input) as TurnSnapshot };
     }
     const current = model.machine;
@@ -362,6 +395,8 @@ export function createTurnModelLogic(
         return { ...next, machine: step(current, { type: 'budget.funded' }) };
       case 'end':
         return { ...next, machine: step(current, { type: 'turn.end', outcome: 'ok' }) };
+      case 'flush':
+        return { ...next, machine: step(current, { type: 'turn.flush' }) };
       case 'delete': {
         const id = current.context.current?.messageId;
         return id ? { ...next, deleted: [...model.deleted, id] } : next;
@@ -409,11 +444,19 @@ export function observeTurn(snapshot: TurnSnapshot): string {
     logMessages: c.logMessages.map((m) => m.final),
     current: c.current !== null,
     threaded: c.anchor !== null,
+    header: c.header !== null,
     outcome: c.outcome,
     failures: c.failures,
     frame: c.frame?.kind ?? null,
     deadLetters: c.deadLetters.map((letter) => letter.entries.length),
   });
+}
+
+/** The live log message: none, there, or deleted by a person. */
+function currentMessage(snapshot: TurnModelSnapshot): 'live' | 'deleted' | null {
+  const current = snapshot.machine?.context.current ?? null;
+  if (current === null) return null;
+  return snapshot.deleted.includes(current.messageId) ? 'deleted' : 'live';
 }
 
 /**
@@ -441,9 +484,29 @@ export function serializeTurnModelState(snapshot: TurnModelSnapshot): string {
     window: Math.min(c.log?.window.length ?? 0, 3),
     dropped: (c.log?.dropped ?? 0) > 0,
     messages: Math.min(c.logMessages.length, 2),
-    current: c.current === null ? null : snapshot.deleted.includes(c.current.messageId) ? 'deleted' : 'live',
-    ending: c.outcome !== null,
+    current: currentMessage(snapshot),
+    endReceived: c.outcome !== null,
     failures: c.failures,
+  });
+}
+
+/**
+ * A coarser view than the graph's abstraction: what the turn waits on and
+ * owes. A path that ends in each situation the graph reaches is replayed, so
+ * a turn left waiting with nothing to wake it (an end already received,
+ * nothing pending, no timer nor call) is finished from there at least once.
+ */
+export function turnModelSituation(snapshot: TurnModelSnapshot): string {
+  const machine = snapshot.machine;
+  if (!machine) return 'not started';
+  if (machine.status === 'done') return 'ended';
+  const c = machine.context;
+  return JSON.stringify({
+    value: machine.value,
+    endReceived: c.outcome !== null,
+    pending: c.appended > c.shown,
+    threaded: c.anchor !== null,
+    current: currentMessage(snapshot),
   });
 }
 
@@ -452,13 +515,17 @@ export interface TurnModelGraph {
   states: number;
   /** Edges: (state, command) pairs. */
   edges: number;
-  /** Paths needed to take every machine transition the graph takes (the first of `paths`). */
+  /**
+   * Paths needed to take every machine transition the graph takes and to
+   * end in every situation it reaches (`turnModelSituation`): the first of `paths`.
+   */
   covering: number;
   /**
    * Command sequences to replay, one per edge (the shortest path to the
    * edge's source, then the edge), none a prefix of another; first those
-   * that take a machine transition no earlier one took, then the rest
-   * spread over the graph, up to `maxPaths`.
+   * that take a machine transition no earlier one took or end in a
+   * situation no earlier one ended in, then the rest spread over the graph,
+   * up to `maxPaths`.
    */
   paths: TurnCommand[][];
 }
@@ -494,6 +561,8 @@ export function turnModelGraph(config: TurnModelConfig): TurnModelGraph {
     taken: ReadonlySet<string>;
     /** The state this edge was the first to reach (it ends the shortest path there), if any. */
     discovers: string | null;
+    /** The situation the sequence ends in. */
+    endsIn: string;
   }
   // The map is built breadth-first, so the first edge found into a state ends a shortest path to it.
   const reach = new Map<string, Pick<Edge, 'commands' | 'taken'>>([
@@ -513,6 +582,7 @@ export function turnModelGraph(config: TurnModelConfig): TurnModelGraph {
         commands: [...head.commands, event],
         taken: new Set([...head.taken, ...state.taken]),
         discovers,
+        endsIn: turnModelSituation(state),
       };
       if (discovers) reach.set(target, edge);
       edges.push(edge);
@@ -527,9 +597,11 @@ export function turnModelGraph(config: TurnModelConfig): TurnModelGraph {
   const hasEdges = (key: string): boolean => withEdges.has(key);
   const candidates = edges.filter((edge) => edge.discovers === null || !hasEdges(edge.discovers));
   const covered = new Set<string>();
-  const covering = candidates.filter(({ taken }) => {
-    const adds = [...taken].some((key) => !covered.has(key));
+  const endedIn = new Set<string>();
+  const covering = candidates.filter(({ taken, endsIn }) => {
+    const adds = !endedIn.has(endsIn) || [...taken].some((key) => !covered.has(key));
     for (const key of taken) covered.add(key);
+    endedIn.add(endsIn);
     return adds;
   });
   const chosen = new Set(covering);
@@ -563,7 +635,7 @@ export function describeTurnCommands(commands: readonly TurnCommand[]): string {
     .map((command) => {
       switch (command.type) {
         case 'start':
-          return `start(${command.threaded ? 'thread' : 'top-level'})`;
+          return `start(${command.threaded ? 'thread' : command.header ? 'header' : 'top-level'})`;
         case 'log':
           return `log(${command.size})`;
         case 'respond':
@@ -636,6 +708,9 @@ async function applyToDriver(
     case 'end':
       await driver.end('ok');
       return null;
+    case 'flush':
+      await driver.flush();
+      return null;
     case 'delete':
       return driver.deleteCurrent() ? null : 'the model deleted a log message the live turn does not have';
     case 'restart':
@@ -648,6 +723,14 @@ async function applyToDriver(
 function droppedIn(log: TurnLogState | null): number {
   if (!log) return 0;
   return log.sealed.reduce((sum, message) => sum + message.dropped, log.dropped);
+}
+
+/** The text of the last create or edit the platform accepted, if any. */
+function lastTextAccepted(driver: TurnDriver): string | null {
+  const accepted = driver.surface.calls.filter(
+    (call) => (call.op === 'create' || call.op === 'update') && call.status >= 200 && call.status < 300,
+  );
+  return accepted.at(-1)?.text ?? null;
 }
 
 /** How long the clock runs after the end, to catch any call a leftover timer would make. */
@@ -674,22 +757,43 @@ export function createTurnReplayer(
       );
     }
     let model = logic.transition(logic.getInitialSnapshot(scope, undefined), first, scope);
-    const driver = drive(first.threaded);
+    const driver = await drive({ threaded: first.threaded, header: first.header === true });
     const problems: string[] = [];
-    const check = (step: number, command: TurnCommand, refused: string | null): void => {
+    const check = (
+      step: number,
+      command: TurnCommand,
+      refused: string | null,
+      wasFlushing: boolean,
+    ): void => {
       const at = `step ${step} (${describeTurnCommands([command])})`;
       if (refused) problems.push(`${at}: ${refused}`);
       const expected = model.machine ? observeTurn(model.machine) : '';
-      const actual = observeTurn(driver.snapshot());
+      const live = driver.snapshot();
+      const actual = observeTurn(live);
       if (expected !== actual)
         problems.push(`${at}: the model expected ${expected}, the live turn is ${actual}`);
+      const wentOn = wasFlushing && live.status === 'active' && !live.matches('flushing');
+      const stepProblems = checkTurnStep({
+        endSent: driver.endSent,
+        ended: live.status === 'done',
+        deadLetters: live.context.deadLetters,
+        flushSettled: wentOn
+          ? {
+              pending: live.context.appended > live.context.shown,
+              newest: driver.entries.at(-1),
+              lastText: lastTextAccepted(driver),
+            }
+          : null,
+      });
+      for (const problem of stepProblems) problems.push(`${at}: ${problem}`);
     };
     const take = async (step: number, command: TurnCommand): Promise<void> => {
       const before = model;
+      const wasFlushing = driver.snapshot().matches('flushing');
       model = logic.transition(model, command, scope);
-      check(step, command, await applyToDriver(driver, command, before, config));
+      check(step, command, await applyToDriver(driver, command, before, config), wasFlushing);
     };
-    check(0, first, null);
+    check(0, first, null, false);
     for (const [i, command] of rest.entries()) await take(i + 1, command);
     const finish: TurnCommand[] = [];
     for (let command = finishingCommand(model); command; command = finishingCommand(model)) {
@@ -712,6 +816,7 @@ export function createTurnReplayer(
         droppedAtEnd: droppedIn(snapshot.context.log),
         silentPosts: config.capabilities.silentPosts,
         strategy: config.settings.strategy,
+        header: driver.header,
       }),
     );
     driver.stop();
@@ -743,9 +848,7 @@ export function turnMachineTransitionKeys(): string[] {
  */
 export const turnTransitionsNotReachable: Readonly<Record<string, string>> = {
   'turn.debouncing.preparing (always) [frameUnchanged] → turn.opened.live':
-    'every entry changes the rendered text (its own line, or the count in the dropped marker), so a frame prepared for new entries never equals the text last sent',
-  'turn.ending.preparing (always) [frameIsEmpty] → turn.ended':
-    'ending is entered with entries not yet shown, or right after a frame was sent (frameUnchanged ends it); a turn with nothing to show ends from idle or degraded directly',
+    'every entry changes the rendered text (its own line, or the count in the dropped marker), so a frame prepared for new entries (or for those a failed flush left pending) never equals the text last sent',
 };
 
 /** The transitions only a rollover takes: a strategy that never rolls over (`drop-earliest`) cannot cover them. */
@@ -796,7 +899,15 @@ export interface TurnModelExercised {
   restarted: number;
   /** Turns whose log message a person deleted. */
   deletedByAPerson: number;
+  /** Turns where a shutdown flush sent (or tried to send) the pending frame and the turn went on. */
+  flushed: number;
+  /** Proactive turns whose header was posted (their log threaded under it). */
+  headed: number;
 }
+
+const flushWentOn = (key: string): boolean =>
+  key.startsWith('turn.flushing.settled (always)') && !key.endsWith('→ turn.ended');
+const headerPosted = (key: string): boolean => key.startsWith('turn.heading xstate.done.actor.postHeader');
 
 /**
  * Generates the model's paths for your settings and platform, replays each
@@ -816,6 +927,8 @@ export async function runTurnModel(opts: TurnModelOptions = {}): Promise<TurnMod
     deadLetters: 0,
     restarted: 0,
     deletedByAPerson: 0,
+    flushed: 0,
+    headed: 0,
   };
   for (const commands of graph.paths) {
     const replayed = await replay(commands);
@@ -825,6 +938,9 @@ export async function runTurnModel(opts: TurnModelOptions = {}): Promise<TurnMod
     if (context.deadLetters.length > 0) exercised.deadLetters++;
     if (commands.some((command) => command.type === 'restart')) exercised.restarted++;
     if (commands.some((command) => command.type === 'delete')) exercised.deletedByAPerson++;
+    const taken = [...replayed.driver.transitionsTaken];
+    if (taken.some(flushWentOn)) exercised.flushed++;
+    if (taken.some(headerPosted)) exercised.headed++;
     for (const key of replayed.driver.transitionsTaken) transitionsTaken.add(key);
     for (const id of replayed.driver.statesVisited) statesVisited.add(id);
     if (replayed.problems.length > 0) {
