@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 /** The `turnlog` command (CONTRACTS.md §3). */
 import { runVizCommand } from '../viz/cli.js';
+import { runDemoCommand } from './demo.js';
 import { runEmulate } from './emulate.js';
 import { CliError, type CliIo } from './io.js';
+import { runReplay } from './replay.js';
+import { runServe } from './serve.js';
 
 const HELP = `turnlog — one edited activity-log message per agent turn
 
@@ -10,19 +13,21 @@ Usage:
   turnlog emulate --platform gchat|slack|discord [--port N] [--host H] [--strict] [--no-limits]
                          start one loopback emulator; prints {"platform","url"} when ready
   turnlog viz [--check]  regenerate (or verify) the machine diagrams in visualizations/
-  turnlog demo           the demo (arrives with the daemon; see README "Status")
+  turnlog demo [--speed N] [--keep]
+                         the demo: emulator + serve + a scripted agent; prints a summary
+  turnlog serve --config FILE
+                         the ingest daemon; prints {"ingest"} when ready
+  turnlog replay FILE|- --to URL [--from claude-code --space S]
+                         send NDJSON (or Claude Code stream-json) to a running serve
   turnlog help [COMMAND] this help, or a command's help (also: turnlog COMMAND --help)
 `;
 
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
   emulate: runEmulate,
   viz: (argv, io) => runVizCommand(argv, { stdout: { write: io.out }, stderr: { write: io.err } }),
-  demo: async (_argv, io) => {
-    io.out(
-      'turnlog demo: the demo arrives with the daemon (turnlog serve) in a later change; see README "Status".\n',
-    );
-    return 0;
-  },
+  demo: runDemoCommand,
+  serve: runServe,
+  replay: runReplay,
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
