@@ -49,3 +49,33 @@ export {
   replayBudgetCommands,
   serializeBudgetModelState,
 } from './testing/budget-model.js';
+export {
+  type CallResult,
+  createTurnDriver,
+  createTurnDriverFactory,
+  type TurnDriver,
+  type TurnDriverOptions,
+  turnTransitionKey,
+} from './testing/turn-driver.js';
+export { checkFinishedTurn, type FinishedTurn, turnModelEntryTag } from './testing/turn-invariants.js';
+export {
+  createTurnModelLogic,
+  createTurnReplayer,
+  describeTurnCommands,
+  replayTurnCommands,
+  resolveTurnModelConfig,
+  runTurnModel,
+  serializeTurnModelState,
+  type TurnCommand,
+  type TurnModelConfig,
+  type TurnModelFailure,
+  type TurnModelOptions,
+  type TurnModelResult,
+  turnMachineStateIds,
+  turnMachineTransitionKeys,
+  turnModelEntry,
+  turnModelGraph,
+  turnModelSettings,
+  turnRolloverTransitionKeys,
+  turnTransitionsNotReachable,
+} from './testing/turn-model.js';
