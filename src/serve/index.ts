@@ -64,13 +64,13 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
   const store = options.store ?? (ownStore as TurnlogStore);
   const clock = options.clock ?? systemClock;
 
-  const runtime = createRuntime({
-    config,
-    surfaces,
-    store,
-    clock,
-    logger: runtimeLoggerOf(logger),
-  });
+  let runtime: Runtime;
+  try {
+    runtime = createRuntime({ config, surfaces, store, clock, logger: runtimeLoggerOf(logger) });
+  } catch (error) {
+    await ownStore?.close();
+    throw error;
+  }
 
   let server: Awaited<ReturnType<typeof startIngestServer>>;
   try {
