@@ -207,6 +207,7 @@ export const turnMachine = setup({
     })),
     recordBudgetRetry: assign((_, params: { retryInMs: number }) => ({ budgetRetryMs: params.retryInMs })),
     countFailure: assign(({ context }) => ({ failures: context.failures + 1 })),
+    forgetFailures: assign({ failures: 0 }),
     degradeToTopLevel: assign(({ context }, params: { reason: string }) => ({
       anchor: null,
       degradedReason: params.reason,
@@ -779,6 +780,9 @@ export const turnMachine = setup({
      */
     flushing: {
       initial: 'booking',
+      // Its frame gets its own attempts, and the frame after a flush gets its own retries.
+      entry: 'forgetFailures',
+      exit: 'forgetFailures',
       on: {
         ...keepLogging,
         'turn.end': {

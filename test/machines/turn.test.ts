@@ -279,4 +279,23 @@ describe('turn machine: shutdown flush and proactive turns, found by the model',
     expect(creates[1]?.text).toContain('tool: after the flush');
     expect(creates[1]?.text).not.toContain('tool: flushed');
   });
+  it('(found by the model) a shutdown flush that failed for good leaves the end its own terminal attempts (its failures were counted against the end)', async () => {
+    const t = startTurn({ settings: { terminalAttempts: 1 } });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    t.surface.fail({ op: 'update', status: 500, times: 2 });
+    t.actor.send({ type: 'turn.flush' });
+    await settle();
+    await t.advance(500); // the one retry fails too: the flush gives up, the entry stays pending
+    expect(t.state()).toEqual({ debouncing: 'waiting' });
+    expect(t.actor.getSnapshot().context.deadLetters).toEqual([]);
+    t.surface.fail({ op: 'update', status: 500, times: 1 });
+    t.actor.send({ type: 'turn.end', outcome: 'ok' });
+    await settle();
+    await t.advance(500); // the end's terminal frame fails once, and is retried
+    expect(t.actor.getSnapshot().status).toBe('done');
+    expect(t.actor.getSnapshot().context.deadLetters).toEqual([]);
+    expect(t.writes().at(-1)?.text).toContain('tool: two');
+  });
 });
