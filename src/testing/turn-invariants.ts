@@ -214,16 +214,24 @@ export interface TurnStep {
   /**
    * Set when the step took the turn out of `flushing` and it went on (a
    * shutdown flush settled): are entries still pending (its send failed for
-   * good), the newest entry the turn accepted, the last text the platform accepted.
+   * good), the newest entry the turn accepted, the last text the platform
+   * accepted, and the failed sends the turn still counts (`failures`).
    */
-  flushSettled: { pending: boolean; newest: TurnLogEntry | undefined; lastText: string | null } | null;
+  flushSettled: {
+    pending: boolean;
+    newest: TurnLogEntry | undefined;
+    lastText: string | null;
+    failures: number;
+  } | null;
 }
 
 /**
  * (g) What a shutdown flush promises, checked after every step: it never
  * ends the turn (only `turn.end` does), it never dead-letters (a send that
- * fails for good keeps the entries pending for the next process), and when
- * it settles with nothing pending the newest entry is in the last text sent.
+ * fails for good keeps the entries pending for the next process), when it
+ * settles with nothing pending the newest entry is in the last text sent,
+ * and its failed sends are not counted against the next frame (which gets
+ * its own retries: the edit retry, the end's terminal attempts).
  */
 export function checkTurnStep(step: TurnStep): string[] {
   const problems: string[] = [];
@@ -235,6 +243,11 @@ export function checkTurnStep(step: TurnStep): string[] {
   if (settled && !settled.pending && settled.newest && !settled.lastText?.includes(tagOf(settled.newest))) {
     problems.push(
       `(g) the flush settled with nothing pending, but the newest entry ${tagOf(settled.newest)} is not in the last text sent: ${abbreviate(settled.lastText)}`,
+    );
+  }
+  if (settled && settled.failures > 0) {
+    problems.push(
+      `(g) the flush went on with ${settled.failures} failed send(s) counted against the next frame`,
     );
   }
   return problems;

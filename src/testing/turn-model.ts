@@ -782,6 +782,7 @@ export function createTurnReplayer(
               pending: live.context.appended > live.context.shown,
               newest: driver.entries.at(-1),
               lastText: lastTextAccepted(driver),
+              failures: live.context.failures,
             }
           : null,
       });

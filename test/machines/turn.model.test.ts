@@ -172,6 +172,29 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
     expect(texts[1]).not.toContain('[e1]');
   });
 
+  it('replays the path that found a flush inheriting the failure of an edit: its frame now gets its own retry', async () => {
+    const replay = await replayTurnCommands(
+      [
+        { type: 'start', threaded: true },
+        { type: 'log', size: 'short' },
+        { type: 'log', size: 'short' },
+        { type: 'respond', result: 'ok' },
+        { type: 'wait' },
+        { type: 'grant' },
+        { type: 'respond', result: 'transient' },
+        { type: 'flush' },
+        { type: 'fund' },
+        { type: 'respond', result: 'transient' },
+      ],
+      resolveTurnModelConfig(),
+    );
+    expect(replay.problems).toEqual([]);
+    // The flush's frame got its own retry (terminalAttempts 1): it waits to send again, not given up.
+    expect(replay.finish.map((command) => command.type)).toEqual(['end', 'wait', 'fund', 'respond']);
+    const edits = replay.driver.surface.calls.filter((call) => call.op === 'update');
+    expect(edits.map((call) => call.status)).toEqual([500, 500, 200]);
+  });
+
   it('replays a proactive turn on Discord: the header and the first log message in its thread notify, a flush goes on', async () => {
     const replay = await replayTurnCommands(
       [
@@ -529,11 +552,15 @@ describe('checkTurnStep (what a shutdown flush promises, after every step)', () 
 
   it('accepts a flush that settled with the newest entry sent, or with its entries still pending', () => {
     const lastText = `• 12:00:00  ${turnModelEntryTag(2)} tool: x`;
-    expect(checkTurnStep(step({ flushSettled: { pending: false, newest, lastText } }))).toEqual([]);
-    expect(checkTurnStep(step({ flushSettled: { pending: true, newest, lastText: null } }))).toEqual([]);
+    expect(checkTurnStep(step({ flushSettled: { pending: false, newest, lastText, failures: 0 } }))).toEqual(
+      [],
+    );
+    expect(
+      checkTurnStep(step({ flushSettled: { pending: true, newest, lastText: null, failures: 0 } })),
+    ).toEqual([]);
   });
 
-  it('flags a turn that ended or dead-lettered before it was told to end, and a flush that did not send', () => {
+  it('flags a turn that ended or dead-lettered before it was told to end, a flush that did not send or left failures counted', () => {
     const letter = { reason: 'final post failed', entries: [newest] };
     expect(checkTurnStep(step({ ended: true, deadLetters: [letter] }))).toEqual([
       '(g) the turn ended without being told to end',
@@ -541,9 +568,14 @@ describe('checkTurnStep (what a shutdown flush promises, after every step)', () 
     ]);
     expect(checkTurnStep(step({ endSent: true, ended: true, deadLetters: [letter] }))).toEqual([]);
     expect(
-      checkTurnStep(step({ flushSettled: { pending: false, newest, lastText: 'something older' } })),
+      checkTurnStep(
+        step({ flushSettled: { pending: false, newest, lastText: 'something older', failures: 0 } }),
+      ),
     ).toEqual([
       '(g) the flush settled with nothing pending, but the newest entry [e2] is not in the last text sent: "something older"',
     ]);
+    expect(
+      checkTurnStep(step({ flushSettled: { pending: true, newest, lastText: null, failures: 2 } })),
+    ).toEqual(['(g) the flush went on with 2 failed send(s) counted against the next frame']);
   });
 });
