@@ -36,7 +36,11 @@ export * from './client/index.js';
 export { type Clock, systemClock } from './clock.js';
 export {
   ConfigError,
+  configJsonSchema,
+  LOG_LEVELS,
+  loadConfig,
   resolveConfig,
+  resolveConfigSecrets,
   type TurnlogConfig,
   type TurnlogConfigInput,
   turnlogConfigSchema,
@@ -82,6 +86,17 @@ export {
   spaceSettingsFor,
   type TurnView,
 } from './runtime.js';
+export {
+  createSurfaces,
+  type IngestServer,
+  type IngestServerOptions,
+  type Serve,
+  type ServeOptions,
+  type ServeShutdown,
+  shutdownOnSignal,
+  startIngestServer,
+  startServe,
+} from './serve/index.js';
 export * from './store/index.js';
 export {
   CHAT_BOT_SCOPE,
