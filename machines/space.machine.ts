@@ -75,6 +75,8 @@ export type SpaceEvent =
   | { type: 'space.event'; event: RunEvent }
   /** Restore turns persisted by an earlier process (or a crashed space). */
   | { type: 'space.restore'; turns: { turnId: string; record: TurnRecord; snapshot: unknown }[] }
+  /** Per-space settings changed at run time (the HTTP API): applies to events from now on. */
+  | { type: 'space.configure'; threadsDisabled?: boolean; dm?: boolean }
   | { type: `xstate.done.actor.${string}`; output?: unknown }
   | { type: `xstate.error.actor.${string}`; error?: unknown };
 
@@ -114,6 +116,9 @@ export const spaceMachine = setup({
     persistAnchor: (_, _params: { anchor: InboundAnchor }) => {},
     forgetTurn: (_, _params: { turnId: string }) => {},
 
+    configure: assign(({ context }, params: { threadsDisabled?: boolean; dm?: boolean }) => ({
+      settings: { ...context.settings, routing: { ...context.settings.routing, ...params } },
+    })),
     recordInbound: assign(({ context }, params: { anchor: InboundAnchor }) => ({
       anchors: [...context.anchors, params.anchor].slice(-context.settings.anchorCapacity),
     })),
@@ -255,6 +260,15 @@ export const spaceMachine = setup({
           // Dropped: the event stays in the run record (the store), nothing is posted.
         ],
         'space.restore': { actions: 'restoreTurns' },
+        'space.configure': {
+          actions: {
+            type: 'configure',
+            params: ({ event }) => ({
+              ...(event.threadsDisabled !== undefined ? { threadsDisabled: event.threadsDisabled } : {}),
+              ...(event.dm !== undefined ? { dm: event.dm } : {}),
+            }),
+          },
+        },
         'xstate.done.actor.*': [
           {
             guard: ({ event }) => childTurnId(event.type) !== null,

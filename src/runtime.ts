@@ -60,6 +60,11 @@ export interface RuntimeOptions {
   logger?: RuntimeLogger;
 }
 
+export interface SpaceOverrides {
+  threadsDisabled?: boolean;
+  dm?: boolean;
+}
+
 export interface StopOptions {
   flush?: boolean;
   timeoutMs?: number;
@@ -94,6 +99,14 @@ export interface Runtime {
    * caused, are durable in the store: acknowledge events after it.
    */
   sync(): Promise<void>;
+  /**
+   * Changes a space's own settings at run time (`threadsDisabled`, `dm`), over
+   * `spaces.<space>` of the config; applies to events from now on. Kept in
+   * memory: put them in the config to keep them across restarts.
+   */
+  configureSpace(space: string, settings: SpaceOverrides): SpaceOverrides;
+  /** A space's own settings (config plus run-time changes). */
+  spaceSettings(space: string): SpaceOverrides;
   /** Resolves once the turns persisted by an earlier runtime are restored. */
   readonly ready: Promise<void>;
   /**
@@ -231,10 +244,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }),
   );
   const budgetLogic = budgetMachine.provide(createBudgetImplementations({ now: () => clock.now() }));
+  /** Space settings changed at run time, over `config.spaces`. */
+  const overrides = new Map<string, SpaceOverrides>();
+  const ownSettings = (space: string): SpaceOverrides => ({
+    ...config.spaces[space],
+    ...overrides.get(space),
+  });
   const spaceInput = (space: string) => {
     const anchors = anchorsToRestore.get(space) ?? [];
     anchorsToRestore.delete(space);
-    return { space, settings: spaceSettingsFor(config, space), anchors };
+    const settings = spaceSettingsFor(config, space);
+    return {
+      space,
+      settings: { ...settings, routing: { ...settings.routing, ...overrides.get(space) } },
+      anchors,
+    };
   };
 
   const machine = runtimeMachine.provide({
@@ -456,6 +480,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       return recent.get(turnId);
     },
+    configureSpace(space, settings) {
+      platformOf(space);
+      const patch: SpaceOverrides = {
+        ...(settings.threadsDisabled !== undefined ? { threadsDisabled: settings.threadsDisabled } : {}),
+        ...(settings.dm !== undefined ? { dm: settings.dm } : {}),
+      };
+      overrides.set(space, { ...overrides.get(space), ...patch });
+      root.getSnapshot().children[spaceChildId(space)]?.send({ type: 'space.configure', ...patch });
+      return ownSettings(space);
+    },
+    spaceSettings: ownSettings,
     async sync() {
       await ready;
       await store.flush?.();

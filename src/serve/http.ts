@@ -1,19 +1,21 @@
 /**
  * The ingest HTTP API of `turnlog serve` (CONTRACTS.md §2) on plain
- * `node:http`: three routes do not need a framework, and owning the request
+ * `node:http`: four routes do not need a framework, and owning the request
  * loop gives exact control over status codes, the streamed body limit and
  * what is logged.
  *
  *   POST /v1/events       NDJSON / JSON array / JSON object → 202 {accepted, rejected}
  *   GET  /v1/turns/:id    the turn's view, live or finished → 200 | 404
+ *   GET|PUT /v1/spaces/:space  a space's own settings ({threadsDisabled?, dm?}) → 200 | 400
  *   GET  /healthz         200 {ok: true} when every surface is ready, else 503
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import { ConfigError } from '../config.js';
-import type { Platform } from '../events/schema.js';
+import { type Platform, spaceSchema } from '../events/schema.js';
 import type { Runtime } from '../runtime.js';
 import type { DeadLetterRecord, MaybePromise } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
@@ -24,7 +26,7 @@ import { bodyFormatOf, ingestBody, JSON_TYPE, NDJSON_TYPES } from './ingest-body
 import { loggableError } from './logger.js';
 
 export interface IngestServerOptions {
-  runtime: Pick<Runtime, 'ingest' | 'sync' | 'turn' | 'finishedTurn'>;
+  runtime: Pick<Runtime, 'ingest' | 'sync' | 'turn' | 'finishedTurn' | 'configureSpace' | 'spaceSettings'>;
   /** The configured surfaces, for `/healthz`. */
   surfaces: Partial<Record<Platform, ChatSurface>>;
   host: string;
@@ -57,6 +59,10 @@ export const OVERSIZE_DEAD_LETTER_BYTES = 64 * 1024;
 const OVERSIZE_LINGER_MS = 2000;
 const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
 const TURN_PATH = /^\/v1\/turns\/([^/]+)$/;
+const SPACE_PATH = /^\/v1\/spaces\/([^/]+)$/;
+const spaceSettingsSchema = z
+  .object({ threadsDisabled: z.boolean().optional(), dm: z.boolean().optional() })
+  .strict();
 
 class HttpProblem extends Error {
   constructor(
@@ -140,6 +146,45 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     sendJson(response, 200, view);
   }
 
+  /** `GET|PUT /v1/spaces/:space`: a space's own settings, changed at run time (threads off/on, DM). */
+  async function spaceSettings(
+    request: IncomingMessage,
+    encoded: string,
+    response: ServerResponse,
+  ): Promise<void> {
+    let space: string;
+    try {
+      space = decodeURIComponent(encoded);
+    } catch {
+      throw new HttpProblem(400, 'the space in the path is not valid percent-encoding');
+    }
+    const valid = spaceSchema.safeParse(space);
+    if (!valid.success)
+      throw new HttpProblem(400, `space "${space}": ${valid.error.issues[0]?.message ?? 'invalid'}`);
+    if (request.method === 'GET') {
+      sendJson(response, 200, { space, ...runtime.spaceSettings(space) });
+      return;
+    }
+    const read = await readBodyWithin(request, options.bodyLimitBytes);
+    if (!read.ok) throw new HttpProblem(413, `body over the limit of ${options.bodyLimitBytes} bytes`);
+    let body: unknown;
+    try {
+      body = JSON.parse(read.body.toString('utf8'));
+    } catch (error) {
+      throw new HttpProblem(400, `the body is not JSON: ${(error as Error).message}`);
+    }
+    const settings = spaceSettingsSchema.safeParse(body);
+    if (!settings.success) {
+      const issue = settings.error.issues[0];
+      throw new HttpProblem(
+        400,
+        `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'} (expected {threadsDisabled?: boolean, dm?: boolean})`,
+      );
+    }
+    logger.info({ space, ...settings.data }, 'space settings changed');
+    sendJson(response, 200, { space, ...runtime.configureSpace(space, settings.data) });
+  }
+
   async function getHealth(response: ServerResponse): Promise<void> {
     const notReady = await checkSurfaces(
       options.surfaces,
@@ -157,7 +202,10 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
       return getHealth(response);
     }
     const turn = TURN_PATH.exec(path);
-    if (path !== '/v1/events' && turn === null) throw new HttpProblem(404, `no route ${method} ${path}`);
+    const space = SPACE_PATH.exec(path);
+    if (path !== '/v1/events' && turn === null && space === null) {
+      throw new HttpProblem(404, `no route ${method} ${path}`);
+    }
     if (!authorized(request.headers.authorization)) {
       throw new HttpProblem(401, 'missing or wrong bearer token (Authorization: Bearer <ingest.token>)', {
         'www-authenticate': 'Bearer realm="turnlog"',
@@ -166,6 +214,10 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     if (turn !== null) {
       allow(method, ['GET']);
       return getTurn(turn[1] as string, response);
+    }
+    if (space !== null) {
+      allow(method, ['GET', 'PUT']);
+      return spaceSettings(request, space[1] as string, response);
     }
     allow(method, ['POST']);
     return postEvents(request, response);

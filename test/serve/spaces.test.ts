@@ -1,0 +1,80 @@
+/**
+ * Per-space threadsDisabled settable through the HTTP API (issue "Google Chat
+ * surface", item 4): `PUT /v1/spaces/:space` changes a space's own settings
+ * at run time; its next events follow them. `GET` reads them back.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  getJson,
+  ndjson,
+  postEvents,
+  SPACE,
+  startTestServe,
+  type TestServe,
+  TOKEN,
+} from './serve.helpers.js';
+
+let serve: TestServe | undefined;
+afterEach(async () => {
+  await serve?.close();
+  serve = undefined;
+});
+
+async function putSpace(url: string, space: string, body: unknown, token = TOKEN) {
+  const response = await fetch(`${url}/v1/spaces/${encodeURIComponent(space)}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+describe('PUT /v1/spaces/:space', () => {
+  it('turns threads off for one space: its log lines go top-level from then on', async () => {
+    serve = await startTestServe({ ingest: { token: TOKEN } });
+    const root = serve.surface.inbound({ space: SPACE, text: 'please check the build' });
+    expect((await getJson(serve.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({
+      space: SPACE,
+    });
+    expect(await putSpace(serve.url, SPACE, { threadsDisabled: true })).toEqual({
+      status: 200,
+      json: { space: SPACE, threadsDisabled: true },
+    });
+    await postEvents(
+      serve.url,
+      ndjson(
+        { type: 'inbound', space: SPACE, messageId: root.messageId, threadId: root.threadId, ref: 'u1' },
+        { type: 'turn_started', space: SPACE, turnId: 'T1', rootRef: 'u1' },
+        { type: 'tool_call', space: SPACE, turnId: 'T1', callId: 'c1', tool: 'Read' },
+      ),
+      { token: TOKEN },
+    );
+    const surface = serve.surface;
+    const clock = serve.clock;
+    await vi.waitFor(
+      () => {
+        clock.increment(100);
+        expect(surface.calls.filter((c) => c.op === 'create')).toHaveLength(1);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(surface.calls.find((c) => c.op === 'create')?.thread).toBeNull();
+    expect((await getJson(serve.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({
+      space: SPACE,
+      threadsDisabled: true,
+    });
+  });
+
+  it('refuses a bad space, a bad body and a missing token with errors that say what is wrong', async () => {
+    serve = await startTestServe({ ingest: { token: TOKEN } });
+    const badSpace = await putSpace(serve.url, 'teams:general', { threadsDisabled: true });
+    expect(badSpace.status).toBe(400);
+    expect(String(badSpace.json.error)).toContain('teams:general');
+    const badBody = await putSpace(serve.url, SPACE, { threadsDisabled: 'yes' });
+    expect(badBody.status).toBe(400);
+    expect(String(badBody.json.error)).toContain('threadsDisabled');
+    const unknownKey = await putSpace(serve.url, SPACE, { threads: false });
+    expect(unknownKey.status).toBe(400);
+    expect((await putSpace(serve.url, SPACE, { dm: true }, 'wrong')).status).toBe(401);
+  });
+});
