@@ -53,11 +53,19 @@ export {
   type CallResult,
   createTurnDriver,
   createTurnDriverFactory,
+  MODEL_HEADER,
   type TurnDriver,
   type TurnDriverOptions,
+  type TurnStart,
   turnTransitionKey,
 } from './testing/turn-driver.js';
-export { checkFinishedTurn, type FinishedTurn, turnModelEntryTag } from './testing/turn-invariants.js';
+export {
+  checkFinishedTurn,
+  checkTurnStep,
+  type FinishedTurn,
+  type TurnStep,
+  turnModelEntryTag,
+} from './testing/turn-invariants.js';
 export {
   createTurnModelLogic,
   createTurnReplayer,
@@ -68,6 +76,7 @@ export {
   serializeTurnModelState,
   type TurnCommand,
   type TurnModelConfig,
+  type TurnModelExercised,
   type TurnModelFailure,
   type TurnModelOptions,
   type TurnModelResult,
@@ -76,6 +85,7 @@ export {
   turnModelEntry,
   turnModelGraph,
   turnModelSettings,
+  turnModelSituation,
   turnRolloverTransitionKeys,
   turnTransitionsNotReachable,
 } from './testing/turn-model.js';
