@@ -171,8 +171,8 @@ async function throughputPhase(): Promise<void> {
 /** Four entries, posted then edited in; no answer, no end: the turn stays live and idle. */
 const IDLE_ROUNDS: Round[] = [openOnInbound, toolCallAndResult(1), toolCallAndResult(2)];
 const FINISHED_ROUNDS: Round[] = [openOnRoot, toolCall(1), answerAndEnd];
-/** A budget that grants every edit at once: the idle phase measures memory, not pacing. */
-const UNPACED_BUDGET = { budgets: { gchat: { ratePerMinute: 6_000_000 } } };
+/** A budget that grants every edit at once (no rate, no per-space spacing): the idle phase measures memory, not pacing. */
+const UNPACED_BUDGET = { budgets: { gchat: { ratePerMinute: 6_000_000, channelSpacingMs: 0 } } };
 /** Finished turns before the baseline: fills the memory store's bounded run record (1,000 turns). */
 const IDLE_WARM_UP_TURNS = 1_100;
 
