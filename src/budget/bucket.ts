@@ -295,12 +295,25 @@ export function coolOffRemainingMs(state: BudgetState): number {
   return Math.max(0, state.coolOffUntil - state.clockAt);
 }
 
-/** Takes the bookings funded by `at` out of the state, so their frames can be sent. */
-export function settleBookings(state: BudgetState, at: number): { state: BudgetState; funded: Booking[] } {
+/**
+ * Takes the bookings funded by `at` out of the state, so their frames can be
+ * sent. The bucket is first brought to `at`, while those bookings still hold
+ * their tokens: a frame that waited (on a cool-off, or on its channel) is not
+ * refilled for the time it waited.
+ */
+export function settleBookings(
+  state: BudgetState,
+  config: BudgetConfig,
+  at: number,
+): { state: BudgetState; funded: Booking[] } {
   checkNow(at);
   const funded = state.bookings.filter((booking) => booking.fundedAt <= at);
   if (funded.length === 0) return { state, funded };
-  return { state: { ...state, bookings: state.bookings.filter((booking) => booking.fundedAt > at) }, funded };
+  const advanced = advance(state, config, at);
+  return {
+    state: { ...advanced, bookings: advanced.bookings.filter((booking) => booking.fundedAt > at) },
+    funded,
+  };
 }
 
 /** When the earliest unsettled booking is funded; null when none is waiting. */

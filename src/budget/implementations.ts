@@ -23,6 +23,7 @@ import {
   requestProgress,
   settleBookings,
 } from './bucket.js';
+import type { BudgetConfig } from './config.js';
 
 export interface BudgetImplementationsOptions {
   /** The clock the actor runs on (epoch ms). */
@@ -46,8 +47,13 @@ interface Settlement {
 }
 
 /** Answers every booking funded by `at`, and schedules the funding timer for the earliest still waiting. */
-function settleAt(budget: BudgetState, waiters: BudgetMachineContext['waiters'], at: number): Settlement {
-  const settled = settleBookings(budget, at);
+function settleAt(
+  budget: BudgetState,
+  config: BudgetConfig,
+  waiters: BudgetMachineContext['waiters'],
+  at: number,
+): Settlement {
+  const settled = settleBookings(budget, config, at);
   const fundedIds = new Set(settled.funded.map((booking) => booking.id));
   const next = nextFundingAt(settled.state);
   return {
@@ -89,14 +95,14 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           now: now(),
         });
         const waiters = [...context.waiters, { bookingId: booking.id, replyTo: params.replyTo }];
-        const settlement = settleAt(state, waiters, state.clockAt ?? booking.fundedAt);
+        const settlement = settleAt(state, context.config, waiters, state.clockAt ?? booking.fundedAt);
         enqueue.assign(settlement.context);
         for (const waiter of settlement.fundedWaiters) enqueue.sendTo(waiter.replyTo, funded);
       }),
       fundDueBookings: enqueueActions(({ context, enqueue }) => {
         // The timer fired, so the earliest booking is due even if the clock reads earlier (it went back).
         const at = Math.max(now(), context.nextFundingAt ?? Number.NEGATIVE_INFINITY);
-        const settlement = settleAt(context.budget, context.waiters, at);
+        const settlement = settleAt(context.budget, context.config, context.waiters, at);
         enqueue.assign(settlement.context);
         for (const waiter of settlement.fundedWaiters) enqueue.sendTo(waiter.replyTo, funded);
       }),

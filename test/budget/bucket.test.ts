@@ -151,7 +151,7 @@ describe('terminal frames reserve a slot', () => {
     expect(second.booking.fundedAt).toBe(2000);
     expect(second.state.registry.channels).toMatchObject({ p: 2000, q: 3000 });
     expect(nextFundingAt(second.state)).toBe(0);
-    const settled = settleBookings(second.state, 1000);
+    const settled = settleBookings(second.state, config, 1000);
     expect(settled.funded.map((booking) => booking.cardId)).toEqual([
       ...Array.from({ length: 10 }, (_, i) => `t-${i}`),
       'late-1',
@@ -165,7 +165,7 @@ describe('terminal frames reserve a slot', () => {
     expect(booked.booking.fundedAt).toBe(1000);
     // Tokens are plentiful and channel y is clear, yet the terminal frame goes first.
     expect(progress(booked.state, 'c', 'y', 100).decision).toEqual(refused('reserve', 900));
-    state = settleBookings(booked.state, 1000).state;
+    state = settleBookings(booked.state, config, 1000).state;
     expect(progress(state, 'c', 'y', 1000).decision).toEqual({ granted: true });
   });
 
@@ -175,6 +175,18 @@ describe('terminal frames reserve a slot', () => {
     expect(booked.booking.fundedAt).toBe(10_000);
     expect(advance(booked.state, config, 9_999).tokens).toBe(39);
     expect(advance(booked.state, config, 11_000).tokens).toBe(40);
+  });
+
+  it('a frame held by a cool-off is not refilled for while it waits, even when settled before the next request', () => {
+    // Found by the window-bound property: a booking taken at 0 and sent at 1 (after a 1 ms cool-off) was
+    // settled before the bucket saw time 1, so the bucket refilled for [0, 1] as if the frame had gone.
+    const cooling = coolOff(fresh(), config, { retryAfterMs: 1000, now: 0 });
+    const booked = bookTerminal(cooling, config, { cardId: 'a', channel: 'x', now: 0 });
+    expect(booked.booking.fundedAt).toBe(1000);
+    const settled = settleBookings(booked.state, config, 1000);
+    expect(settled.funded.map((booking) => booking.cardId)).toEqual(['a']);
+    expect(advance(settled.state, config, 1000).tokens).toBe(39);
+    expect(advance(settled.state, config, 2000).tokens).toBeCloseTo(40, 9);
   });
 });
 
@@ -215,8 +227,10 @@ describe('the cool-off after a 429', () => {
     // The booking made before keeps its place and spacing, 5 s later.
     expect(cooling.bookings.map((booking) => booking.fundedAt)).toEqual([6000]);
     expect(cooling.registry.channels.x).toBe(7000);
-    const settled = settleBookings(cooling, 6000).state;
-    expect(progress(settled, 'c', 'y', 4999).decision).toEqual(refused('cool-off', 1));
+    // Without a booking waiting (which would refuse it anyway), a progress frame is refused for the cool-off.
+    const quiet = coolOff(busy, config, { retryAfterMs: 5000, now: 0 });
+    expect(progress(quiet, 'c', 'y', 4999).decision).toEqual(refused('cool-off', 1));
+    expect(progress(quiet, 'c', 'y', 5000).decision).toEqual({ granted: true });
     const during = bookTerminal(cooling, config, { cardId: 'd', channel: 'y', now: 100 });
     expect(during.booking.fundedAt).toBe(5000);
   });
@@ -259,7 +273,7 @@ describe('pure functions over plain JSON', () => {
     progress(base, 'c', 'y', 2000);
     bookTerminal(base, config, { cardId: 'c', channel: 'y', now: 3000 });
     coolOff(base, config, { retryAfterMs: 1000, now: 3000 });
-    settleBookings(base, 5000);
+    settleBookings(base, config, 5000);
     closeCard(base, 'a');
     advance(base, config, 9000);
     expect(base).toEqual(copy);
@@ -285,7 +299,7 @@ describe('the window bound (property)', () => {
     const sends: number[] = [];
     for (const op of ops) {
       now += op.dt;
-      state = settleBookings(state, now).state;
+      state = settleBookings(state, budget, now).state;
       if (op.kind === 'progress') {
         const result = requestProgress(state, budget, {
           cardId: `c${op.card}`,
