@@ -171,10 +171,25 @@ async function throughputPhase(): Promise<void> {
 /** Four entries, posted then edited in; no answer, no end: the turn stays live and idle. */
 const IDLE_ROUNDS: Round[] = [openOnInbound, toolCallAndResult(1), toolCallAndResult(2)];
 const FINISHED_ROUNDS: Round[] = [openOnRoot, toolCall(1), answerAndEnd];
-/** A budget that grants every edit at once (no rate, no per-space spacing): the idle phase measures memory, not pacing. */
-const UNPACED_BUDGET = { budgets: { gchat: { ratePerMinute: 6_000_000, channelSpacingMs: 0 } } };
+/**
+ * The idle phase measures memory, not pacing: a budget that grants every edit
+ * at once (no rate, no per-space spacing) and sweeps a silent turn's card
+ * after 1 s instead of 60 s, so the idle turns are measured as they are after
+ * a minute of silence (no card), and the budget's registry, which every
+ * request copies, stays small.
+ */
+const UNPACED_BUDGET = {
+  budgets: { gchat: { ratePerMinute: 6_000_000, channelSpacingMs: 0, liveWindowMs: 1_000 } },
+};
 /** Finished turns before the baseline: fills the memory store's bounded run record (1,000 turns). */
 const IDLE_WARM_UP_TURNS = 1_100;
+/**
+ * Idle turns are started this many at a time, each group idle before the
+ * next (whose requests sweep its cards). All at once, every finished surface
+ * call would scan every turn's pending debounce timer (XState's
+ * scheduler.cancelAll) and every budget request would copy every card.
+ */
+const IDLE_GROUP = 100;
 
 async function idleTurnBytes(
   gc: () => void,
@@ -186,7 +201,15 @@ async function idleTurnBytes(
     await runTurns(bench, planTurns(SPACES, SPACES, root, first), [...IDLE_ROUNDS, answerAndEnd], ROUND_MS);
   }
   const before = settledHeapUsed(gc);
-  await runTurns(bench, planTurns(idleTurns, SPACES, root, IDLE_WARM_UP_TURNS), IDLE_ROUNDS, ROUND_MS);
+  for (let started = 0; started < idleTurns; started += IDLE_GROUP) {
+    const group = planTurns(
+      Math.min(IDLE_GROUP, idleTurns - started),
+      SPACES,
+      root,
+      IDLE_WARM_UP_TURNS + started,
+    );
+    await runTurns(bench, group, IDLE_ROUNDS, ROUND_MS);
+  }
   const after = settledHeapUsed(gc);
   const idle = turnStates(bench.runtime).get('opened.live') ?? 0;
   await bench.runtime.stop();
