@@ -101,8 +101,9 @@ export interface Runtime {
   sync(): Promise<void>;
   /**
    * Changes a space's own settings at run time (`threadsDisabled`, `dm`), over
-   * `spaces.<space>` of the config; applies to events from now on. Kept in
-   * memory: put them in the config to keep them across restarts.
+   * `spaces.<space>` of the config; applies to events from now on. Saved in
+   * the store, so they survive a restart (and keep winning over the config
+   * for the keys given).
    */
   configureSpace(space: string, settings: SpaceOverrides): SpaceOverrides;
   /** A space's own settings (config plus run-time changes). */
@@ -373,6 +374,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   const ready = (async () => {
+    // Settings changed at run time before this point (configureSpace) win over the saved ones.
+    for (const [space, saved] of Object.entries(await store.spaceSettings())) {
+      overrides.set(space, { ...saved, ...overrides.get(space) });
+    }
     const live = await store.liveTurns();
     for (const turn of live) {
       const list = toRestore.get(turn.space) ?? [];
@@ -486,7 +491,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(settings.threadsDisabled !== undefined ? { threadsDisabled: settings.threadsDisabled } : {}),
         ...(settings.dm !== undefined ? { dm: settings.dm } : {}),
       };
-      overrides.set(space, { ...overrides.get(space), ...patch });
+      const merged = { ...overrides.get(space), ...patch };
+      overrides.set(space, merged);
+      persist('saveSpaceSettings', store.saveSpaceSettings(space, merged));
       root.getSnapshot().children[spaceChildId(space)]?.send({ type: 'space.configure', ...patch });
       return ownSettings(space);
     },

@@ -6,7 +6,14 @@
  */
 import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
-import type { DeadLetterRecord, PersistedTurn, StoredAnchor, TurnlogStore, TurnSummary } from './store.js';
+import type {
+  DeadLetterRecord,
+  PersistedTurn,
+  StoredAnchor,
+  StoredSpaceSettings,
+  TurnlogStore,
+  TurnSummary,
+} from './store.js';
 
 export interface MemoryStoreLimits {
   summaries: number;
@@ -45,6 +52,7 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
   const events = new Map<string, RunEvent[]>();
   const dead: DeadLetterRecord[] = [];
   const posts = new Map<string, PostedMessage>();
+  const settings = new Map<string, StoredSpaceSettings>();
 
   return {
     saveTurn: (turn) => void live.set(turn.turnId, turn),
@@ -77,6 +85,8 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
     deadLetters: (limit = max.deadLetters) => dead.slice(-limit),
     recordPost: (clientId, message) => setBounded(posts, clientId, message, max.posts),
     lookupPost: (clientId) => posts.get(clientId),
+    saveSpaceSettings: (space, saved) => void settings.set(space, { ...saved }),
+    spaceSettings: () => Object.fromEntries([...settings].map(([space, saved]) => [space, { ...saved }])),
     close: () => {},
   };
 }

@@ -78,6 +78,17 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: 'space settings changed at run time',
+    sql: `
+      -- PUT /v1/spaces/:space: the settings as JSON ({threadsDisabled?, dm?}), one row per space.
+      CREATE TABLE space_settings (
+        space      TEXT PRIMARY KEY,
+        settings   TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** How errors name the database, e.g. `sqlite store "/var/lib/turnlog.db"`. */

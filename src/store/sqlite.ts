@@ -18,7 +18,14 @@ import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
 import { MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory.js';
 import { assertKnownVersion, migrate, SQLITE_MIGRATIONS, storeLabel } from './migrations.js';
-import type { DeadLetterRecord, PersistedTurn, StoredAnchor, TurnlogStore, TurnSummary } from './store.js';
+import type {
+  DeadLetterRecord,
+  PersistedTurn,
+  StoredAnchor,
+  StoredSpaceSettings,
+  TurnlogStore,
+  TurnSummary,
+} from './store.js';
 import { createWriteBehind } from './write-behind.js';
 
 export type StoreLimits = MemoryStoreLimits;
@@ -55,6 +62,8 @@ export interface SqliteStore extends TurnlogStore {
   deadLetters(limit?: number): DeadLetterRecord[];
   recordPost(clientId: string, message: PostedMessage): void;
   lookupPost(clientId: string): PostedMessage | undefined;
+  saveSpaceSettings(space: string, settings: StoredSpaceSettings): void;
+  spaceSettings(): Record<string, StoredSpaceSettings>;
   /** Commits the pending writes now (`close()` does too). */
   flush(): void;
   close(): void;
@@ -314,6 +323,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       const row = s.selectPost.get(clientId) as RefRow | undefined;
       return row ? refOf(row) : undefined;
     }),
+    saveSpaceSettings: guarded('saveSpaceSettings', (space: string, settings: StoredSpaceSettings) => {
+      s.upsertSpaceSettings.run(space, JSON.stringify(settings));
+    }),
+    spaceSettings: guarded('spaceSettings', () =>
+      Object.fromEntries(
+        (s.selectSpaceSettings.all() as { space: string; settings: string }[]).map((row) => [
+          row.space,
+          JSON.parse(row.settings) as StoredSpaceSettings,
+        ]),
+      ),
+    ),
     flush: guarded('flush', () => pending.flush(), true),
     close() {
       if (closed) return;
@@ -402,6 +422,10 @@ function prepareStatements(db: Database.Database) {
       'INSERT OR REPLACE INTO posts (client_id, message_id, thread_id) VALUES (?, ?, ?)',
     ),
     selectPost: db.prepare('SELECT message_id, thread_id FROM posts WHERE client_id = ?'),
+    upsertSpaceSettings: db.prepare(
+      'INSERT INTO space_settings (space, settings) VALUES (?, ?) ON CONFLICT (space) DO UPDATE SET settings = excluded.settings',
+    ),
+    selectSpaceSettings: db.prepare('SELECT space, settings FROM space_settings ORDER BY space'),
     count: {
       turn_summaries: db.prepare('SELECT count(*) AS n FROM turn_summaries'),
       dead_letters: db.prepare('SELECT count(*) AS n FROM dead_letters'),

@@ -40,6 +40,15 @@ export interface StoredAnchor {
   ref?: string;
 }
 
+/**
+ * A space's settings changed at run time (`PUT /v1/spaces/:space`), kept
+ * across restarts. Each key given wins over the space's config.
+ */
+export interface StoredSpaceSettings {
+  threadsDisabled?: boolean;
+  dm?: boolean;
+}
+
 export interface DeadLetterRecord {
   at: number;
   /** Where it came from: `ingest`, `space:<space>`, `turn:<turnId>` … */
@@ -69,6 +78,11 @@ export interface TurnlogStore {
 
   recordPost(clientId: string, message: PostedMessage): MaybePromise<void>;
   lookupPost(clientId: string): MaybePromise<PostedMessage | undefined>;
+
+  /** Saves a space's run-time settings, replacing what was saved for it. */
+  saveSpaceSettings(space: string, settings: StoredSpaceSettings): MaybePromise<void>;
+  /** Every space's saved run-time settings, keyed by space. */
+  spaceSettings(): MaybePromise<Record<string, StoredSpaceSettings>>;
 
   /**
    * Makes everything written so far durable (a store that batches writes

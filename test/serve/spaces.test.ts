@@ -1,9 +1,16 @@
 /**
  * Per-space threadsDisabled settable through the HTTP API (issue "Google Chat
  * surface", item 4): `PUT /v1/spaces/:space` changes a space's own settings
- * at run time; its next events follow them. `GET` reads them back.
+ * at run time; its next events follow them. `GET` reads them back. They are
+ * saved in the store, so serve started again on the same SQLite file keeps
+ * them (issue "turnlog serve", item 4: the daemon keeps its promises across
+ * restarts).
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { createSqliteStore } from '../../src/store/sqlite.js';
 import {
   getJson,
   ndjson,
@@ -19,6 +26,8 @@ afterEach(async () => {
   await serve?.close();
   serve = undefined;
 });
+const dir = mkdtempSync(join(tmpdir(), 'turnlog-spaces-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function putSpace(url: string, space: string, body: unknown, token = TOKEN) {
   const response = await fetch(`${url}/v1/spaces/${encodeURIComponent(space)}`, {
@@ -63,6 +72,49 @@ describe('PUT /v1/spaces/:space', () => {
       space: SPACE,
       threadsDisabled: true,
     });
+  });
+
+  it('keeps the settings across a restart on the same SQLite file, over the config', async () => {
+    const path = join(dir, 'restart.sqlite');
+    const config = { spaces: { [SPACE]: { threadsDisabled: false } } };
+    const firstStore = createSqliteStore({ path });
+    serve = await startTestServe({ ingest: { token: TOKEN }, config, store: firstStore });
+    expect((await putSpace(serve.url, SPACE, { threadsDisabled: true })).status).toBe(200);
+    await serve.close();
+    serve = undefined;
+    firstStore.close();
+
+    const store = createSqliteStore({ path });
+    try {
+      serve = await startTestServe({ ingest: { token: TOKEN }, config, store });
+      expect((await getJson(serve.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({
+        space: SPACE,
+        threadsDisabled: true,
+      });
+      const root = serve.surface.inbound({ space: SPACE, text: 'please check the build' });
+      await postEvents(
+        serve.url,
+        ndjson(
+          { type: 'inbound', space: SPACE, messageId: root.messageId, threadId: root.threadId, ref: 'u1' },
+          { type: 'turn_started', space: SPACE, turnId: 'T1', rootRef: 'u1' },
+          { type: 'tool_call', space: SPACE, turnId: 'T1', callId: 'c1', tool: 'Read' },
+        ),
+        { token: TOKEN },
+      );
+      const { surface, clock } = serve;
+      await vi.waitFor(
+        () => {
+          clock.increment(100);
+          expect(surface.calls.filter((c) => c.op === 'create')).toHaveLength(1);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      expect(surface.calls.find((c) => c.op === 'create')?.thread).toBeNull();
+    } finally {
+      await serve?.close();
+      serve = undefined;
+      store.close();
+    }
   });
 
   it('refuses a bad space, a bad body and a missing token with errors that say what is wrong', async () => {

@@ -73,6 +73,7 @@ describe('sqlite store: persistence', () => {
     first.appendEvent(event);
     first.deadLetter({ at: 3, source: 'ingest', reason: 'bad json', payload: '{' });
     first.recordPost('T1:0', { messageId: 'm1', threadId: 't0' });
+    first.saveSpaceSettings(SPACE, { threadsDisabled: true });
     first.close();
 
     const second = open({ path });
@@ -84,6 +85,7 @@ describe('sqlite store: persistence', () => {
     expect(second.events('T1')).toEqual([event]);
     expect(second.deadLetters()).toEqual([{ at: 3, source: 'ingest', reason: 'bad json', payload: '{' }]);
     expect(second.lookupPost('T1:0')).toEqual({ messageId: 'm1', threadId: 't0' });
+    expect(second.spaceSettings()).toEqual({ [SPACE]: { threadsDisabled: true } });
   });
 
   it('keeps its bounds across reopen: pruning counts the rows already in the file', () => {

@@ -249,6 +249,30 @@ export function describeStoreContract(name: string, createStore: StoreFactory): 
       });
     });
 
+    describe('space settings changed at run time', () => {
+      it('saves each space’s settings, replacing what was saved for it, and lists them all', async () => {
+        const store = open();
+        expect(await store.spaceSettings()).toEqual({});
+        await store.saveSpaceSettings(SPACE, { threadsDisabled: true });
+        await store.saveSpaceSettings(OTHER_SPACE, { dm: false, threadsDisabled: false });
+        await store.saveSpaceSettings(SPACE, { dm: true });
+        expect(await store.spaceSettings()).toStrictEqual({
+          [SPACE]: { dm: true },
+          [OTHER_SPACE]: { dm: false, threadsDisabled: false },
+        });
+      });
+
+      it('keeps a copy: changing the saved object afterwards changes nothing', async () => {
+        const store = open();
+        const settings = { threadsDisabled: true };
+        await store.saveSpaceSettings(SPACE, settings);
+        settings.threadsDisabled = false;
+        const listed = await store.spaceSettings();
+        (listed[SPACE] as { dm?: boolean }).dm = true;
+        expect(await store.spaceSettings()).toStrictEqual({ [SPACE]: { threadsDisabled: true } });
+      });
+    });
+
     describe('a persisted turn actor', () => {
       it('round-trips: the restored actor has the same state and context and keeps editing the same log message', async () => {
         const store = open();
