@@ -153,6 +153,84 @@ const keepLogging = {
   },
 };
 
+/*
+ * The error policies of the sending states, each written once. Every send is
+ * an invoke whose `onError` lists its transitions in order (the first whose
+ * guard passes is taken); these build the shared ones from named guards and
+ * actions, given the states they lead to.
+ */
+
+/** What an `onError` transition reads: the failed actor's error. */
+type ActorErrorArgs = { event: { error: unknown } };
+
+const errorParams = ({ event }: ActorErrorArgs) => ({ error: event.error });
+const retryAfterParams = ({ event }: ActorErrorArgs) => ({ retryAfterMs: retryAfterOf(event.error) });
+
+/** `warn`: `<what>: <the error>`. */
+const warnFailed = (what: string) => ({
+  type: 'warn' as const,
+  params: ({ event }: ActorErrorArgs) => ({ message: `${what}: ${describeError(event.error)}` }),
+});
+
+/** `degradeToTopLevel`, the reason being `<what>: <the error>`. */
+const degradeFailed = (what: string) => ({
+  type: 'degradeToTopLevel' as const,
+  params: ({ event }: ActorErrorArgs) => ({ reason: `${what}: ${describeError(event.error)}` }),
+});
+
+/** 429: wait the error's Retry-After in `target` (its `retryAfter` delay goes on), and tell the budget. */
+const onRateLimited = (target: string) => ({
+  guard: { type: 'isRateLimited' as const, params: errorParams },
+  target,
+  actions: [
+    { type: 'recordRetryAfter' as const, params: retryAfterParams },
+    { type: 'reportRateLimited' as const, params: retryAfterParams },
+  ],
+});
+
+/** 404 on an edit: a person deleted the log message; finalize it, the pending entries go out in a new one. */
+const onNotFound = (target: string) => ({
+  guard: { type: 'isNotFound' as const, params: errorParams },
+  target,
+  actions: ['finalizeCurrent' as const, 'keepUnsentOnly' as const],
+});
+
+/** Stop editing the live log message (`what` failed): finalize it, its unsent entries wait for a new one. */
+const abandonMessage = (target: string, what: string) => ({
+  target,
+  actions: ['finalizeCurrent' as const, 'keepUnsentOnly' as const, warnFailed(what)],
+});
+
+/** The end came while the send was in flight: flush, with `actions`, rather than wait where the failure leads. */
+const flushIfEnded = <A>(actions: A) => ({
+  guard: 'endRequested' as const,
+  target: '#turn.flushing',
+  actions,
+});
+
+/**
+ * A terminal send (`what`: `final edit`, `final post`) failed: retry after the
+ * error's Retry-After up to `terminalAttempts` times; then an ending turn
+ * dead-letters the unsent entries, and a shutdown flush leaves them pending
+ * for the next process.
+ */
+const terminalFailure = (what: string) => [
+  {
+    guard: 'canRetryTerminal' as const,
+    target: 'retrying',
+    actions: ['countFailure' as const, { type: 'recordRetryAfter' as const, params: retryAfterParams }],
+  },
+  {
+    guard: 'endRequested' as const,
+    target: '#turn.ended',
+    actions: {
+      type: 'deadLetterUnsent' as const,
+      params: ({ event }: ActorErrorArgs) => ({ reason: `${what} failed: ${describeError(event.error)}` }),
+    },
+  },
+  { target: 'settled' },
+];
+
 export const turnMachine = setup({
   types: {
     context: {} as TurnContext,
@@ -338,28 +416,9 @@ export const turnMachine = setup({
           },
         ],
         onError: [
-          {
-            // The end came while the header was in flight: degraded never ends by itself.
-            guard: 'endRequested',
-            target: 'flushing',
-            actions: [
-              'dropHeader',
-              {
-                type: 'degradeToTopLevel',
-                params: ({ event }) => ({ reason: `header post failed: ${describeError(event.error)}` }),
-              },
-            ],
-          },
-          {
-            target: 'idle',
-            actions: [
-              'dropHeader',
-              {
-                type: 'degradeToTopLevel',
-                params: ({ event }) => ({ reason: `header post failed: ${describeError(event.error)}` }),
-              },
-            ],
-          },
+          // The end came while the header was in flight: degraded never ends by itself.
+          flushIfEnded(['dropHeader' as const, degradeFailed('header post failed')]),
+          { target: 'idle', actions: ['dropHeader', degradeFailed('header post failed')] },
         ],
       },
     },
@@ -416,53 +475,21 @@ export const turnMachine = setup({
               },
             ],
             onError: [
-              {
-                guard: { type: 'isRateLimited', params: ({ event }) => ({ error: event.error }) },
-                target: 'rateLimited',
-                actions: [
-                  {
-                    type: 'recordRetryAfter',
-                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-                  },
-                  {
-                    type: 'reportRateLimited',
-                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-                  },
-                ],
-              },
+              onRateLimited('rateLimited'),
               {
                 // The end came while the first thread post was in flight: degraded never ends by itself.
                 guard: and(['isFirstThreadPost', 'endRequested']),
                 target: '#turn.flushing',
-                actions: {
-                  type: 'degradeToTopLevel',
-                  params: ({ event }) => ({ reason: `thread post failed: ${describeError(event.error)}` }),
-                },
+                actions: degradeFailed('thread post failed'),
               },
               {
                 guard: 'isFirstThreadPost',
                 target: '#turn.degraded',
-                actions: {
-                  type: 'degradeToTopLevel',
-                  params: ({ event }) => ({ reason: `thread post failed: ${describeError(event.error)}` }),
-                },
+                actions: degradeFailed('thread post failed'),
               },
-              {
-                guard: 'endRequested',
-                target: '#turn.flushing',
-                actions: {
-                  type: 'warn',
-                  params: ({ event }) => ({ message: `post failed: ${describeError(event.error)}` }),
-                },
-              },
-              {
-                // Entries stay pending; the next entry (or the end) opens a fresh message.
-                target: '#turn.idle',
-                actions: {
-                  type: 'warn',
-                  params: ({ event }) => ({ message: `post failed: ${describeError(event.error)}` }),
-                },
-              },
+              flushIfEnded(warnFailed('post failed')),
+              // Entries stay pending; the next entry (or the end) opens a fresh message.
+              { target: '#turn.idle', actions: warnFailed('post failed') },
             ],
           },
         },
@@ -541,39 +568,12 @@ export const turnMachine = setup({
               { target: '#turn.opened.live', actions: ['recordEdited', 'markShown'] },
             ],
             onError: [
-              {
-                // A person deleted the log message: open a new one with the pending entries.
-                guard: { type: 'isNotFound', params: ({ event }) => ({ error: event.error }) },
-                target: '#turn.opened',
-                actions: ['finalizeCurrent', 'keepUnsentOnly'],
-              },
-              {
-                guard: { type: 'isRateLimited', params: ({ event }) => ({ error: event.error }) },
-                target: 'rateLimited',
-                actions: [
-                  {
-                    type: 'recordRetryAfter',
-                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-                  },
-                  {
-                    type: 'reportRateLimited',
-                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-                  },
-                ],
-              },
+              // A person deleted the log message: open a new one with the pending entries.
+              onNotFound('#turn.opened'),
+              onRateLimited('rateLimited'),
               { guard: 'canRetryEdit', target: 'retrying', actions: 'countFailure' },
-              {
-                // Failed twice: stop editing this message; the next entry opens a fresh one with the pending entries.
-                target: '#turn.idle',
-                actions: [
-                  'finalizeCurrent',
-                  'keepUnsentOnly',
-                  {
-                    type: 'warn',
-                    params: ({ event }) => ({ message: `edit failed twice: ${describeError(event.error)}` }),
-                  },
-                ],
-              },
+              // Failed twice: stop editing this message; the next entry opens a fresh one with the pending entries.
+              abandonMessage('#turn.idle', 'edit failed twice'),
             ],
           },
         },
@@ -606,32 +606,9 @@ export const turnMachine = setup({
             input: ({ context }) => editInput(context),
             onDone: { target: 'opening', actions: ['finalizeCurrent', 'applyCarry'] },
             onError: [
-              {
-                guard: { type: 'isRateLimited', params: ({ event }) => ({ error: event.error }) },
-                target: 'finalizeRateLimited',
-                actions: [
-                  {
-                    type: 'recordRetryAfter',
-                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-                  },
-                  {
-                    type: 'reportRateLimited',
-                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-                  },
-                ],
-              },
-              {
-                // Could not finalize (deleted or failing): the unsent entries move to the new message.
-                target: 'opening',
-                actions: [
-                  'finalizeCurrent',
-                  'keepUnsentOnly',
-                  {
-                    type: 'warn',
-                    params: ({ event }) => ({ message: `finalize failed: ${describeError(event.error)}` }),
-                  },
-                ],
-              },
+              onRateLimited('finalizeRateLimited'),
+              // Could not finalize (deleted or failing): the unsent entries move to the new message.
+              abandonMessage('opening', 'finalize failed'),
             ],
           },
         },
@@ -720,40 +697,10 @@ export const turnMachine = setup({
               },
             ],
             onError: [
-              {
-                guard: 'endRequested',
-                target: '#turn.flushing',
-                actions: {
-                  type: 'warn',
-                  params: ({ event }) => ({
-                    message: `top-level post failed: ${describeError(event.error)}`,
-                  }),
-                },
-              },
-              {
-                guard: { type: 'isRateLimited', params: ({ event }) => ({ error: event.error }) },
-                target: 'rateLimited',
-                actions: [
-                  {
-                    type: 'recordRetryAfter',
-                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-                  },
-                  {
-                    type: 'reportRateLimited',
-                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-                  },
-                ],
-              },
-              {
-                // Kept pending: the next batch carries them.
-                target: 'waitingForMore',
-                actions: {
-                  type: 'warn',
-                  params: ({ event }) => ({
-                    message: `top-level post failed: ${describeError(event.error)}`,
-                  }),
-                },
-              },
+              flushIfEnded(warnFailed('top-level post failed')),
+              onRateLimited('rateLimited'),
+              // Kept pending: the next batch carries them.
+              { target: 'waitingForMore', actions: warnFailed('top-level post failed') },
             ],
           },
         },
@@ -820,34 +767,7 @@ export const turnMachine = setup({
               { guard: 'hasUnsentAfterFrame', target: 'booking', actions: ['recordEdited', 'markShown'] },
               { target: 'settled', actions: ['recordEdited', 'markShown'] },
             ],
-            onError: [
-              {
-                guard: { type: 'isNotFound', params: ({ event }) => ({ error: event.error }) },
-                target: 'booking',
-                actions: ['finalizeCurrent', 'keepUnsentOnly'],
-              },
-              {
-                guard: 'canRetryTerminal',
-                target: 'retrying',
-                actions: [
-                  'countFailure',
-                  {
-                    type: 'recordRetryAfter',
-                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-                  },
-                ],
-              },
-              {
-                guard: 'endRequested',
-                target: '#turn.ended',
-                actions: {
-                  type: 'deadLetterUnsent',
-                  params: ({ event }) => ({ reason: `final edit failed: ${describeError(event.error)}` }),
-                },
-              },
-              // A shutdown flush that could not send: the entries stay pending for the next process.
-              { target: 'settled' },
-            ],
+            onError: [onNotFound('booking'), ...terminalFailure('final edit')],
           },
         },
         posting: {
@@ -882,29 +802,7 @@ export const turnMachine = setup({
                 ],
               },
             ],
-            onError: [
-              {
-                guard: 'canRetryTerminal',
-                target: 'retrying',
-                actions: [
-                  'countFailure',
-                  {
-                    type: 'recordRetryAfter',
-                    params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-                  },
-                ],
-              },
-              {
-                guard: 'endRequested',
-                target: '#turn.ended',
-                actions: {
-                  type: 'deadLetterUnsent',
-                  params: ({ event }) => ({ reason: `final post failed: ${describeError(event.error)}` }),
-                },
-              },
-              // A shutdown flush that could not send: the entries stay pending for the next process.
-              { target: 'settled' },
-            ],
+            onError: terminalFailure('final post'),
           },
         },
         /** Wait the Retry-After (or the edit retry delay), then book a slot again and send the newest frame. */
