@@ -15,7 +15,10 @@ export { isRedactedMarker, REDACTED } from './redaction-marker.js';
 export * from './schema.js';
 export { isSecretName } from './secret-names.js';
 export {
+  DEFAULT_MAX_ENDED_EVENT_IDS,
   DEFAULT_MAX_ENDED_TURNS,
+  DEFAULT_MAX_EVENT_IDS_PER_TURN,
+  DEFAULT_MAX_SPACE_EVENT_IDS,
   type StampResult,
   type TurnOutcome,
   TurnSequencer,

@@ -131,6 +131,9 @@ function describeExpected(issue: z.core.$ZodIssue): string {
         return issue.minimum === 1 ? 'a non-empty string' : `a string of at least ${issue.minimum} chars`;
       }
       return `a number ${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
+    case 'too_big':
+      if (issue.origin === 'string') return `a string of at most ${issue.maximum} chars`;
+      return `a number ${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
     case 'invalid_value':
       return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     default:

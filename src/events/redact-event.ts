@@ -16,6 +16,7 @@ const STRUCTURAL_FIELDS = new Set([
   'turnId',
   'at',
   'seq',
+  'eventId',
   'subagentId',
   'parentSubagentId',
   'messageId',

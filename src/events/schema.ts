@@ -23,6 +23,9 @@ export const spaceSchema = z
 
 const nonEmpty = z.string().min(1, 'a non-empty string');
 
+/** The longest `eventId` accepted. */
+export const EVENT_ID_MAX_CHARS = 200;
+
 /** Fields every event may carry. `turnId` is required per type below. */
 const common = {
   space: spaceSchema,
@@ -30,6 +33,12 @@ const common = {
   subagentId: nonEmpty.optional(),
   parentSubagentId: nonEmpty.optional(),
   seq: z.number().int().positive().optional(),
+  /**
+   * The host's unique id for this event within its turn (within the space
+   * for events outside a turn). An event whose id its turn already accepted
+   * is a retry: reported as a duplicate and not applied again.
+   */
+  eventId: nonEmpty.max(EVENT_ID_MAX_CHARS).optional(),
 };
 const turnScoped = { ...common, turnId: nonEmpty };
 /**
