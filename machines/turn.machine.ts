@@ -165,6 +165,11 @@ type ActorErrorArgs = { event: { error: unknown } };
 
 const errorParams = ({ event }: ActorErrorArgs) => ({ error: event.error });
 const retryAfterParams = ({ event }: ActorErrorArgs) => ({ retryAfterMs: retryAfterOf(event.error) });
+/** A terminal frame waits the Retry-After of a 429, and the edit retry delay after any other failure. */
+const terminalRetryParams = ({ context, event }: ActorErrorArgs & { context: TurnContext }) => ({
+  retryAfterMs:
+    errorKind(event.error) === 'rate-limited' ? retryAfterOf(event.error) : context.settings.editRetryMs,
+});
 
 /** `warn`: `<what>: <the error>`. */
 const warnFailed = (what: string) => ({
@@ -218,7 +223,7 @@ const terminalFailure = (what: string) => [
   {
     guard: 'canRetryTerminal' as const,
     target: 'retrying',
-    actions: ['countFailure' as const, { type: 'recordRetryAfter' as const, params: retryAfterParams }],
+    actions: ['countFailure' as const, { type: 'recordRetryAfter' as const, params: terminalRetryParams }],
   },
   {
     guard: 'endRequested' as const,
@@ -805,7 +810,7 @@ export const turnMachine = setup({
             onError: terminalFailure('final post'),
           },
         },
-        /** Wait the Retry-After (or the edit retry delay), then book a slot again and send the newest frame. */
+        /** Wait the Retry-After of a 429 (the edit retry delay after another failure), then book a slot again and send the newest frame. */
         retrying: {
           after: { retryAfter: 'booking' },
           on: { 'turn.recover': { target: 'retrying', reenter: true } },

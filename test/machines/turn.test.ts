@@ -185,6 +185,27 @@ describe('turn machine: errors as transitions', () => {
   });
 });
 
+describe('turn machine: the terminal frame retry', () => {
+  it('a transiently failed terminal frame is retried after the edit retry delay (settings.editRetryMs), not a fixed one', async () => {
+    const t = startTurn({ settings: { editRetryMs: 2000 } });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    t.surface.fail({ op: 'update', status: 500, times: 1 });
+    t.actor.send({ type: 'turn.end', outcome: 'ok' });
+    await settle();
+    const updates = () => t.surface.calls.filter((c) => c.op === 'update');
+    expect(updates().map((c) => c.status)).toEqual([500]);
+    await t.advance(1999);
+    expect(updates()).toHaveLength(1);
+    expect(t.actor.getSnapshot().status).toBe('active');
+    await t.advance(1);
+    expect(updates().map((c) => c.status)).toEqual([500, 200]);
+    expect(t.actor.getSnapshot().status).toBe('done');
+    expect(t.writes().at(-1)?.text).toContain('tool: two');
+  });
+});
+
 describe('turn machine: rollover', () => {
   it('spec E2E 9: rolls over into a new message in the same thread; the first ends with the continuation marker', async () => {
     const t = startTurn({ settings: { maxChars: 200 } });
