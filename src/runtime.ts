@@ -70,7 +70,12 @@ export interface StopOptions {
   timeoutMs?: number;
 }
 
-export type IngestResult = { ok: true; event: RunEvent } | { ok: false; error: string };
+/**
+ * `duplicate`: a retry of an event already accepted (same `turnId` and
+ * `eventId`, or `space` and `eventId` outside a turn); `event` is it with the
+ * first copy's `seq` and `at`, and nothing was applied or recorded again.
+ */
+export type IngestResult = { ok: true; event: RunEvent; duplicate?: true } | { ok: false; error: string };
 
 /** `GET /v1/turns/:turnId` (CONTRACTS.md §2). */
 export interface TurnView {
@@ -395,14 +400,37 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     for (const event of pending.splice(0)) root.send({ type: 'runtime.event', event });
   })();
 
+  /** The sequence goes on after the run record's last `seq`, and its `eventId`s are known (retries are duplicates). */
   async function restoreSequence(turn: PersistedTurn): Promise<void> {
-    const events = await store.events(turn.turnId);
-    const last = events.reduce((max, e) => Math.max(max, e.seq ?? 0), 0);
-    const snap = sequencer.snapshot();
-    sequencer.restore({
-      ...snap,
-      open: [...snap.open.filter(([id]) => id !== turn.turnId), [turn.turnId, last]],
-    });
+    sequencer.resumeTurn(turn.turnId, await store.events(turn.turnId));
+  }
+
+  /**
+   * Before the first event with an `eventId` of a turn this runtime does not
+   * know (it ended before a restart, or the event came before `ready`), or
+   * outside a turn of a space: the ids in its run record are taken up, so a
+   * retry of an event accepted before the restart is a duplicate. Only a store
+   * that answers at once (SQLite, memory) can be asked here; with another, a
+   * space's ids arrive when it answers and a turn's are not looked up.
+   */
+  function recallEventIds(event: RunEvent): void {
+    if (event.eventId === undefined) return;
+    const turnId = event.type === 'inbound' ? undefined : event.turnId;
+    if (turnId !== undefined ? sequencer.knowsTurn(turnId) : sequencer.knowsSpace(event.space)) return;
+    let record: RunEvent[] | Promise<RunEvent[]>;
+    try {
+      record = store.events(turnId ?? `space:${event.space}`);
+    } catch (error) {
+      persistFailure('events')(error);
+      return;
+    }
+    if (turnId === undefined) {
+      sequencer.resumeSpace(event.space, []);
+      if (record instanceof Promise) {
+        record.then((events) => sequencer.resumeSpace(event.space, events), persistFailure('events'));
+      } else sequencer.resumeSpace(event.space, record);
+    } else if (record instanceof Promise) record.catch(persistFailure('events'));
+    else if (record.length > 0) sequencer.resumeTurn(turnId, record);
   }
 
   /** Live turn and delivery actors of every space. */
@@ -470,8 +498,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           input,
         );
       }
-      const stamped = sequencer.stamp(redactRunEvent(parsed.event));
+      const event = redactRunEvent(parsed.event);
+      recallEventIds(event);
+      const stamped = sequencer.stamp(event);
       if (!stamped.ok) return reject('ingest', stamped.error, input);
+      if (stamped.duplicate) return { ok: true, duplicate: true, event: stamped.event };
       persist('appendEvent', store.appendEvent(stamped.event));
       apply(stamped.event);
       return { ok: true, event: stamped.event };

@@ -193,6 +193,8 @@ export class TurnSequencer {
     let end: EndedTurn | undefined;
     const ids: Ids = new Map();
     for (const event of events) {
+      // An `inbound` kept in a turn's record is the space's, not the turn's.
+      if (event.type === 'inbound') continue;
       if (event.seq !== undefined) last = Math.max(last, event.seq);
       const accepted: Accepted = {
         type: event.type,
