@@ -4,7 +4,7 @@
  * loop gives exact control over status codes, the streamed body limit and
  * what is logged.
  *
- *   POST /v1/events       NDJSON / JSON array / JSON object → 202 {accepted, rejected}
+ *   POST /v1/events       NDJSON / JSON array / JSON object → 202 {accepted, rejected, duplicates}
  *   GET  /v1/turns/:id    the turn's view, live or finished → 200 | 404
  *   GET|PUT /v1/spaces/:space  a space's own settings ({threadsDisabled?, dm?}) → 200 | 400
  *   GET  /healthz         200 {ok: true} when every surface is ready, else 503
@@ -114,8 +114,14 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
       discardRest(request, { maxBytes: options.bodyLimitBytes, maxMs: OVERSIZE_LINGER_MS });
       return;
     }
+    // A retry of an event already applied (its eventId) counts as accepted: a retried request gets the first one's 202.
+    let duplicates = 0;
     const outcome = ingestBody(read.body.toString('utf8'), format, {
-      ingest: runtime.ingest,
+      ingest: (input) => {
+        const result = runtime.ingest(input);
+        if (result.ok && result.duplicate) duplicates++;
+        return result;
+      },
       deadLetter: keep,
     });
     for (const rejected of outcome.rejected) {
@@ -123,9 +129,10 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     }
     if (outcome.bodyError !== undefined)
       logger.warn({ error: loggableError(outcome.bodyError) }, 'rejected a body');
-    const counts = { accepted: outcome.accepted, rejected: outcome.rejected };
+    const counts = { accepted: outcome.accepted, rejected: outcome.rejected, duplicates };
     if (outcome.accepted > 0) {
-      // Acknowledge only what a crash cannot lose: the run record and the turns' snapshots are committed.
+      // Acknowledge only what a crash cannot lose: the run record and the turns' snapshots are committed
+      // (a duplicate's first copy too, when it came in this same tick).
       await runtime.sync();
       sendJson(response, 202, counts);
     } else {

@@ -208,7 +208,7 @@ describe('turnlog serve as a process', () => {
       { type: 'turn_started', rootRef: 'u1' },
       { type: 'tool_call', callId: 'c1', tool: 'Bash', input: { command: 'npm test' } },
     ]);
-    expect(await first.json()).toEqual({ accepted: 3, rejected: [] });
+    expect(await first.json()).toEqual({ accepted: 3, rejected: [], duplicates: 0 });
     await vi.waitFor(
       () =>
         expect(

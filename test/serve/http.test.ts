@@ -92,6 +92,7 @@ describe('POST /v1/events', () => {
     expect(status).toBe(202);
     expect(json).toEqual({
       accepted: 2,
+      duplicates: 0,
       rejected: [
         { line: 1, error: 'index 1: answer.text: missing (expected a string)' },
         { line: 3, error: 'index 3: expected a JSON object (one run event), got "a string, not an event"' },
@@ -108,7 +109,7 @@ describe('POST /v1/events', () => {
       contentType: 'application/json; charset=utf-8',
     });
     expect(status).toBe(202);
-    expect(json).toEqual({ accepted: 1, rejected: [] });
+    expect(json).toEqual({ accepted: 1, rejected: [], duplicates: 0 });
   });
 
   it('answers 400 with the same shape and an error when no event is accepted', async () => {
