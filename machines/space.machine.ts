@@ -6,7 +6,8 @@
  * messages and policy cards, and supervises its turns: a crashed turn is
  * restarted from its last persisted snapshot up to `maxRestarts` times, then
  * its log is degraded to top-level with a visible note; an ended turn is
- * stopped and forgotten.
+ * stopped and forgotten, and so is a finished delivery (nothing in a space
+ * grows with the turns it has finished).
  *
  * Children: `turn:<turnId>` (turn machine), `delivery:<n>` (delivery machine).
  * Pure definition: routing, formatting, spawning with restored snapshots and
@@ -89,6 +90,9 @@ export const childTurnId = (eventType: string): string | null => {
   const m = /^xstate\.(?:done|error)\.actor\.turn:(.*)$/.exec(eventType);
   return m ? (m[1] ?? null) : null;
 };
+/** The id of the child an `xstate.done.actor.<id>` / `xstate.error.actor.<id>` event is about. */
+export const childIdOf = (eventType: string): string =>
+  eventType.replace(/^xstate\.(?:done|error)\.actor\./, '');
 
 const eventOf = (event: SpaceEvent): RunEvent => (event as { event: RunEvent }).event;
 const isType = (event: SpaceEvent, type: RunEvent['type']): boolean =>
@@ -130,6 +134,12 @@ export const spaceMachine = setup({
       }),
     ),
     stopTurn: stopChild((_, params: { turnId: string }) => turnChildId(params.turnId)),
+    /**
+     * A finished (or failed) delivery leaves the space's children: XState keeps
+     * a done child there until it is stopped, and copies the children on every
+     * spawn and stop, so kept ones would slow every later turn.
+     */
+    stopDelivery: stopChild((_, params: { childId: string }) => params.childId),
     dropTurnRecord: assign(({ context }, params: { turnId: string }) => {
       const { [params.turnId]: _ended, ...turns } = context.turns;
       return { turns };
@@ -279,13 +289,16 @@ export const spaceMachine = setup({
             ],
           },
           {
-            actions: {
-              type: 'recordDeliveryFailure',
-              params: ({ event }) => ({
-                output: (event as { output: DeliveryOutput }).output,
-                at: Date.now(),
-              }),
-            },
+            actions: [
+              {
+                type: 'recordDeliveryFailure',
+                params: ({ event }) => ({
+                  output: (event as { output: DeliveryOutput }).output,
+                  at: Date.now(),
+                }),
+              },
+              { type: 'stopDelivery', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
+            ],
           },
         ],
         'xstate.error.actor.*': [
@@ -326,13 +339,16 @@ export const spaceMachine = setup({
             ],
           },
           {
-            // A delivery child failed outside its own error handling: keep the reason.
-            actions: {
-              type: 'warn',
-              params: ({ event }) => ({
-                message: `${event.type.slice('xstate.error.actor.'.length)} failed: ${String((event as { error?: unknown }).error)}`,
-              }),
-            },
+            // A delivery child failed outside its own error handling: keep the reason, drop the child.
+            actions: [
+              {
+                type: 'warn',
+                params: ({ event }) => ({
+                  message: `${childIdOf(event.type)} failed: ${String((event as { error?: unknown }).error)}`,
+                }),
+              },
+              { type: 'stopDelivery', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
+            ],
           },
         ],
       },
