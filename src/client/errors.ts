@@ -14,6 +14,11 @@ export class EventNotAcceptedError extends Error {
     /** The ingest's error, or why it could not be reached. */
     readonly reason: string,
     readonly kind: NotAcceptedKind,
+    /**
+     * The `eventId` it was sent with (the HTTP client stamps one on every
+     * event): send it again with this id, and the ingest applies it at most once.
+     */
+    readonly eventId?: string,
   ) {
     super(
       `turnlog ${kind === 'rejected' ? 'rejected' : 'could not deliver'} ${describeEvent(event)}: ${reason}`,

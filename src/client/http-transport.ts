@@ -8,10 +8,14 @@
  * refused); 400 refuses every line; 413 halves the batch until one event is
  * over the limit; 401/403 refuse the batch; 408, 429, 5xx and network errors
  * are retried with exponential backoff (or `Retry-After`) a bounded number of
- * times, then the batch is reported undelivered. A request that failed after
- * the ingest applied it can be applied twice: the ingest API has no
- * idempotency key.
+ * times, then the batch is reported undelivered.
+ *
+ * Every event is sent with an `eventId` (a fresh UUID unless it has one),
+ * stamped once when it is queued: a retry of a request the ingest applied but
+ * whose answer was lost carries the same ids, and the ingest answers those
+ * events as duplicates instead of applying them twice.
  */
+import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import type { EventTransport } from './client.js';
 import { EventNotAcceptedError } from './errors.js';
@@ -57,7 +61,11 @@ const STATUS_HINTS: Record<number, string> = {
 const MAX_RETRY_DELAY_MS = 60_000;
 
 interface Queued {
+  /** As given (for `send`, the very object passed in: the id is only on the line). */
   event: Record<string, unknown>;
+  /** The `eventId` it is sent with, when it is a string. */
+  eventId: string | undefined;
+  /** The event with its `eventId`, as JSON: every attempt sends these same bytes. */
   line: string;
 }
 
@@ -108,7 +116,9 @@ export class HttpTransport implements EventTransport {
   }
 
   enqueue(event: Record<string, unknown>): void {
-    this.queue.push({ event, line: encode(event) });
+    const sent = event.eventId === undefined ? { ...event, eventId: randomUUID() } : event;
+    const eventId = typeof sent.eventId === 'string' ? sent.eventId : undefined;
+    this.queue.push({ event, eventId, line: encode(sent) });
     if (this.queue.length >= this.maxBatch) this.dispatch();
     else if (this.timer === undefined) {
       this.timer = this.clock.setTimeout(() => {
@@ -218,14 +228,15 @@ export class HttpTransport implements EventTransport {
     batch.forEach((queued, index) => {
       const error = refused.get(index) ?? unlisted;
       if (error === null) accepted++;
-      else this.ledger.notAccepted(new EventNotAcceptedError(queued.event, error, 'rejected'));
+      else
+        this.ledger.notAccepted(new EventNotAcceptedError(queued.event, error, 'rejected', queued.eventId));
     });
     if (accepted > 0) this.ledger.accepted(accepted);
   }
 
   private refuse(batch: Queued[], reason: string, kind: 'rejected' | 'undelivered'): void {
     for (const queued of batch)
-      this.ledger.notAccepted(new EventNotAcceptedError(queued.event, reason, kind));
+      this.ledger.notAccepted(new EventNotAcceptedError(queued.event, reason, kind, queued.eventId));
   }
 
   private sleep(ms: number): Promise<void> {
