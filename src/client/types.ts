@@ -112,7 +112,10 @@ export interface TurnlogClient {
   startTurn(options: StartTurnOptions): TurnScope;
   /** Records a person's message so a turn can anchor on it by `rootRef`. */
   inbound(options: InboundOptions): void;
-  /** Queues a run event exactly as given (replaying a file, a host's own event types). */
+  /**
+   * Queues a run event exactly as given (replaying a file, a host's own event
+   * types); the HTTP client sends it with an `eventId` when it has none.
+   */
   send(event: Record<string, unknown>): void;
   /** Sends everything queued; resolves with what became of the events settled since the last report. */
   flush(): Promise<DeliveryReport>;
