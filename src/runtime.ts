@@ -146,6 +146,15 @@ function isQuiet(snapshot: AnyMachineSnapshot): boolean {
 /** What the runtime remembers of recently finished turns without asking the store. */
 const RECENT_SUMMARIES = 1000;
 
+/**
+ * How long after its start a runtime looks up the run record of a turn it
+ * does not know when an event with an `eventId` comes for it: a retry of an
+ * event accepted before the restart comes within a client's retries (seconds;
+ * minutes with long `Retry-After`s). Later, an unknown turn is a new one, and
+ * the look-up (which commits the SQLite store's pending writes) is skipped.
+ */
+const RECALL_AFTER_START_MS = 10 * 60_000;
+
 export function spaceSettingsFor(config: TurnlogConfig, space: string): SpaceSettings {
   const { visibility, runtime } = config;
   return {
@@ -222,6 +231,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     throw new Error('createRuntime: give at least one surface (surfaces.gchat, .slack or .discord)');
 
   const sequencer = new TurnSequencer({ now: () => clock.now() });
+  const recallUntil = clock.now() + RECALL_AFTER_START_MS;
   /** Latest persisted snapshot of every live turn, for restarting a crashed one without a store round trip. */
   const snapshots = new Map<string, { space: string; snapshot: Snapshot<unknown> }>();
   const recent = new Map<string, TurnView>();
@@ -407,16 +417,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   /**
    * Before the first event with an `eventId` of a turn this runtime does not
-   * know (it ended before a restart, or the event came before `ready`), or
-   * outside a turn of a space: the ids in its run record are taken up, so a
-   * retry of an event accepted before the restart is a duplicate. Only a store
-   * that answers at once (SQLite, memory) can be asked here; with another, a
-   * space's ids arrive when it answers and a turn's are not looked up.
+   * know (it ended before a restart, or the event came before `ready`; for
+   * `RECALL_AFTER_START_MS` after the start), or outside a turn of a space:
+   * the ids in its run record are taken up, so a retry of an event accepted
+   * before the restart is a duplicate. Only a store that answers at once
+   * (SQLite, memory) can be asked here; with another, a space's ids arrive
+   * when it answers and a turn's are not looked up.
    */
   function recallEventIds(event: RunEvent): void {
     if (event.eventId === undefined) return;
     const turnId = event.type === 'inbound' ? undefined : event.turnId;
-    if (turnId !== undefined ? sequencer.knowsTurn(turnId) : sequencer.knowsSpace(event.space)) return;
+    if (turnId !== undefined) {
+      if (sequencer.knowsTurn(turnId) || clock.now() > recallUntil) return;
+    } else if (sequencer.knowsSpace(event.space)) return;
     let record: RunEvent[] | Promise<RunEvent[]>;
     try {
       record = store.events(turnId ?? `space:${event.space}`);

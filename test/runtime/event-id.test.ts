@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
+import { createMemoryStore } from '../../src/store/memory.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
 import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
 import { SPACE, startRuntime } from './runtime.helpers.js';
@@ -243,5 +244,30 @@ describe('runtime.ingest with eventId across a restart (SQLite run record)', () 
     expect(second.runtime.ingest(inbound)).toMatchObject({ ok: true, duplicate: true });
     expect(second.runtime.ingest({ ...inbound, eventId: 'i2' })).not.toHaveProperty('duplicate');
     await second.runtime.stop();
+  });
+});
+
+describe('runtime: looking up the run record of an unknown turn', () => {
+  it('happens once per turn in the first 10 minutes after the start, then no more (an unknown turn is new)', async () => {
+    const memory = createMemoryStore();
+    const asked: string[] = [];
+    const events = (turnId: string) => {
+      asked.push(turnId);
+      return memory.events(turnId);
+    };
+    const store = { ...memory, events };
+    const h = await startRuntime({ store });
+    h.send({ type: 'turn_started', turnId: 'T1', eventId: 'a' });
+    h.send({ type: 'note', turnId: 'T1', text: 'n', eventId: 'b' });
+    h.send({ type: 'turn_started', turnId: 'T2' }); // no eventId: nothing to look up
+    expect(asked).toEqual(['T1']);
+    h.clock.increment(10 * 60_000 + 1);
+    h.send({ type: 'turn_started', turnId: 'T3', eventId: 'c' });
+    expect(asked).toEqual(['T1']);
+    // Ids of events outside a turn are looked up once per space, whenever.
+    h.send({ type: 'inbound', messageId: 'm1', eventId: 'i1' });
+    h.send({ type: 'inbound', messageId: 'm2', eventId: 'i2' });
+    expect(asked).toEqual(['T1', `space:${SPACE}`]);
+    await h.runtime.stop();
   });
 });
