@@ -9,7 +9,15 @@
  * stopped and forgotten, and so is a finished delivery (nothing in a space
  * grows with the turns it has finished).
  *
- * Children: `turn:<turnId>` (turn machine), `delivery:<n>` (delivery machine).
+ * Children: `turn:<slot>` (turn machine), `delivery:<slot>` (delivery machine).
+ * Slots are reused: a slot is freed when its child is stopped and taken (the
+ * lowest free one) by the next spawn, so a space uses as many child ids as it
+ * ever ran children at once. XState memoizes each state node's transitions
+ * per event type and never forgets them; `xstate.done.actor.<id>` carries the
+ * child id in its type, so ids unique per turn would cost memory per finished
+ * turn for the life of the process. `turns[turnId].slot` and `turnSlots` map
+ * between a turn and its child.
+ *
  * Pure definition: routing, formatting, spawning with restored snapshots and
  * the platform calls are provided by `createSpaceImplementations`.
  */
@@ -52,7 +60,12 @@ export interface TurnRecord {
   restarts: number;
   /** `live` while the turn actor runs; `crashed` once restarts ran out (its entries go top-level). */
   mode: 'live' | 'crashed';
+  /** The slot its actor runs in (child id `turn:<slot>`); null once it crashed for good (no actor). */
+  slot: number | null;
 }
+
+/** A turn handed to `space.restore`: the space gives it a slot like a new one. */
+export type RestoredTurnRecord = Omit<TurnRecord, 'slot'>;
 
 export interface SpaceDeadLetter {
   at: number;
@@ -66,7 +79,11 @@ export interface SpaceContext {
   settings: SpaceSettings;
   anchors: InboundAnchor[];
   turns: Record<string, TurnRecord>;
-  /** Ordinal of the next delivery child. */
+  /** Slot → the turn whose actor is `turn:<slot>`; null while the slot is free. */
+  turnSlots: (string | null)[];
+  /** Slot → the purpose of the delivery `delivery:<slot>`; null while the slot is free. */
+  deliverySlots: (string | null)[];
+  /** Deliveries started so far (a count: their children reuse slots). */
   deliveries: number;
   warnings: string[];
   deadLetters: SpaceDeadLetter[];
@@ -75,7 +92,7 @@ export interface SpaceContext {
 export type SpaceEvent =
   | { type: 'space.event'; event: RunEvent }
   /** Restore turns persisted by an earlier process (or a crashed space). */
-  | { type: 'space.restore'; turns: { turnId: string; record: TurnRecord; snapshot: unknown }[] }
+  | { type: 'space.restore'; turns: { turnId: string; record: RestoredTurnRecord; snapshot: unknown }[] }
   /** Per-space settings changed at run time (the HTTP API): applies to events from now on. */
   | { type: 'space.configure'; threadsDisabled?: boolean; dm?: boolean }
   | { type: `xstate.done.actor.${string}`; output?: unknown }
@@ -85,14 +102,64 @@ export type SpaceEvent =
 export const MAX_WARNINGS = 100;
 export const MAX_DEAD_LETTERS = 1000;
 
-export const turnChildId = (turnId: string): string => `turn:${turnId}`;
-export const childTurnId = (eventType: string): string | null => {
-  const m = /^xstate\.(?:done|error)\.actor\.turn:(.*)$/.exec(eventType);
-  return m ? (m[1] ?? null) : null;
-};
+export const turnChildId = (slot: number): string => `turn:${slot}`;
+export const deliveryChildId = (slot: number): string => `delivery:${slot}`;
+
 /** The id of the child an `xstate.done.actor.<id>` / `xstate.error.actor.<id>` event is about. */
 export const childIdOf = (eventType: string): string =>
   eventType.replace(/^xstate\.(?:done|error)\.actor\./, '');
+
+/** The slot of a `turn:<slot>` / `delivery:<slot>` child an actor event is about; null for another child. */
+export function childSlot(eventType: string, kind: 'turn' | 'delivery'): number | null {
+  const m = /^xstate\.(?:done|error)\.actor\.(turn|delivery):(\d+)$/.exec(eventType);
+  return m && m[1] === kind ? Number(m[2]) : null;
+}
+
+/** The turn whose actor an actor event is about, or undefined (a delivery, or a slot no turn holds). */
+export function turnOfChild(context: SpaceContext, eventType: string): string | undefined {
+  const slot = childSlot(eventType, 'turn');
+  return slot === null ? undefined : (context.turnSlots[slot] ?? undefined);
+}
+
+/** The child id of a turn's actor; a turn without one (unknown, crashed for good) is a bug in the caller. */
+export function turnActorId(context: SpaceContext, turnId: string): string {
+  const slot = context.turns[turnId]?.slot;
+  if (slot === null || slot === undefined) {
+    throw new Error(
+      `space ${context.space}: turn ${turnId} has no actor (it is unknown or crashed for good)`,
+    );
+  }
+  return turnChildId(slot);
+}
+
+/** Takes the lowest free slot for `holder`. */
+export function takeSlot(
+  slots: readonly (string | null)[],
+  holder: string,
+): { slot: number; slots: (string | null)[] } {
+  const free = slots.indexOf(null);
+  const slot = free === -1 ? slots.length : free;
+  const next = [...slots];
+  next[slot] = holder;
+  return { slot, slots: next };
+}
+
+/** Frees a slot (free slots at the end are dropped: the list is as long as the highest slot in use). */
+export function releaseSlot(slots: readonly (string | null)[], slot: number): (string | null)[] {
+  const next = [...slots];
+  if (slot < next.length) next[slot] = null;
+  while (next.length > 0 && next[next.length - 1] === null) next.pop();
+  return next;
+}
+
+/** The dead letters with a failed delivery's added (a delivered one adds nothing). */
+export function withDeadLetter(context: SpaceContext, output: DeliveryOutput, at: number): SpaceDeadLetter[] {
+  if (output.status !== 'failed') return context.deadLetters;
+  return [
+    ...context.deadLetters,
+    { at, reason: `${output.purpose}: ${output.error}`, text: output.request.text },
+  ].slice(-MAX_DEAD_LETTERS);
+}
 
 const eventOf = (event: SpaceEvent): RunEvent => (event as { event: RunEvent }).event;
 const isType = (event: SpaceEvent, type: RunEvent['type']): boolean =>
@@ -119,6 +186,8 @@ export const spaceMachine = setup({
     restartTurn: (_, _params: { turnId: string; error: unknown }) => {},
     persistAnchor: (_, _params: { anchor: InboundAnchor }) => {},
     forgetTurn: (_, _params: { turnId: string }) => {},
+    /** Stamps the failure with the runtime clock's time: `withDeadLetter(context, output, now)`. */
+    recordDeliveryFailure: (_, _params: { output: DeliveryOutput }) => {},
 
     configure: assign(({ context }, params: { threadsDisabled?: boolean; dm?: boolean }) => ({
       settings: { ...context.settings, routing: { ...context.settings.routing, ...params } },
@@ -127,46 +196,42 @@ export const spaceMachine = setup({
       anchors: [...context.anchors, params.anchor].slice(-context.settings.anchorCapacity),
     })),
     endTurn: sendTo(
-      (_, params: { turnId: string; outcome: 'ok' | 'error' | 'stopped' }) => turnChildId(params.turnId),
+      ({ context }, params: { turnId: string; outcome: 'ok' | 'error' | 'stopped' }) =>
+        turnActorId(context, params.turnId),
       (_, params: { turnId: string; outcome: 'ok' | 'error' | 'stopped' }) => ({
         type: 'turn.end' as const,
         outcome: params.outcome,
       }),
     ),
-    stopTurn: stopChild((_, params: { turnId: string }) => turnChildId(params.turnId)),
+    stopTurn: stopChild(({ context }, params: { turnId: string }) => turnActorId(context, params.turnId)),
     /**
      * A finished (or failed) delivery leaves the space's children: XState keeps
      * a done child there until it is stopped, and copies the children on every
      * spawn and stop, so kept ones would slow every later turn.
      */
     stopDelivery: stopChild((_, params: { childId: string }) => params.childId),
+    /** After `stopDelivery`: the slot is free for the next delivery. */
+    releaseDeliverySlot: assign(({ context }, params: { slot: number | null }) =>
+      params.slot === null ? {} : { deliverySlots: releaseSlot(context.deliverySlots, params.slot) },
+    ),
+    /** After `stopTurn`: the turn is forgotten and its slot is free for the next turn. */
     dropTurnRecord: assign(({ context }, params: { turnId: string }) => {
-      const { [params.turnId]: _ended, ...turns } = context.turns;
-      return { turns };
+      const { [params.turnId]: ended, ...turns } = context.turns;
+      const slot = ended?.slot ?? null;
+      return slot === null ? { turns } : { turns, turnSlots: releaseSlot(context.turnSlots, slot) };
     }),
+    /** After `stopTurn`: the record stays (its entries go top-level), its slot is free. */
     markCrashed: assign(({ context }, params: { turnId: string }) => {
       const record = context.turns[params.turnId];
-      return record
-        ? { turns: { ...context.turns, [params.turnId]: { ...record, mode: 'crashed' as const } } }
-        : {};
+      if (!record) return {};
+      return {
+        turns: { ...context.turns, [params.turnId]: { ...record, mode: 'crashed' as const, slot: null } },
+        turnSlots: record.slot === null ? context.turnSlots : releaseSlot(context.turnSlots, record.slot),
+      };
     }),
     warn: assign(({ context }, params: { message: string }) => ({
       warnings: [...context.warnings, params.message].slice(-MAX_WARNINGS),
     })),
-    recordDeliveryFailure: assign(({ context }, params: { output: DeliveryOutput; at: number }) =>
-      params.output.status === 'failed'
-        ? {
-            deadLetters: [
-              ...context.deadLetters,
-              {
-                at: params.at,
-                reason: `${params.output.purpose}: ${params.output.error}`,
-                text: params.output.request.text,
-              },
-            ].slice(-MAX_DEAD_LETTERS),
-          }
-        : {},
-    ),
   },
   guards: {
     // Provided: they call routeEvent with the space's routing config and the turn's DM flag.
@@ -187,6 +252,8 @@ export const spaceMachine = setup({
     settings: input.settings,
     anchors: (input.anchors ?? []).slice(-input.settings.anchorCapacity),
     turns: {},
+    turnSlots: [],
+    deliverySlots: [],
     deliveries: 0,
     warnings: [],
     deadLetters: [],
@@ -281,23 +348,37 @@ export const spaceMachine = setup({
         },
         'xstate.done.actor.*': [
           {
-            guard: ({ event }) => childTurnId(event.type) !== null,
+            guard: {
+              type: 'isKnownTurn',
+              params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) }),
+            },
+            // The slot is freed last: the actions before it find the turn through it.
             actions: [
-              { type: 'stopTurn', params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }) },
-              { type: 'dropTurnRecord', params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }) },
-              { type: 'forgetTurn', params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }) },
+              {
+                type: 'stopTurn',
+                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
+              },
+              {
+                type: 'forgetTurn',
+                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
+              },
+              {
+                type: 'dropTurnRecord',
+                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
+              },
             ],
           },
           {
             actions: [
               {
                 type: 'recordDeliveryFailure',
-                params: ({ event }) => ({
-                  output: (event as { output: DeliveryOutput }).output,
-                  at: Date.now(),
-                }),
+                params: ({ event }) => ({ output: (event as { output: DeliveryOutput }).output }),
               },
               { type: 'stopDelivery', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
+              {
+                type: 'releaseDeliverySlot',
+                params: ({ event }) => ({ slot: childSlot(event.type, 'delivery') }),
+              },
             ],
           },
         ],
@@ -305,36 +386,43 @@ export const spaceMachine = setup({
           {
             guard: {
               type: 'canRestart',
-              params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }),
+              params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
             },
             actions: {
               type: 'restartTurn',
-              params: ({ event }) => ({
-                turnId: childTurnId(event.type) ?? '',
+              params: ({ event, context }) => ({
+                turnId: turnOfChild(context, event.type) ?? '',
                 error: (event as { error?: unknown }).error,
               }),
             },
           },
           {
-            guard: ({ event }) => childTurnId(event.type) !== null,
+            guard: {
+              type: 'isKnownTurn',
+              params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) }),
+            },
+            // The slot is freed last (markCrashed): the actions before it find the turn through it.
             actions: [
               {
                 type: 'stopTurn',
-                params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }),
+                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
               },
-              { type: 'markCrashed', params: ({ event }) => ({ turnId: childTurnId(event.type) ?? '' }) },
               {
                 type: 'warn',
-                params: ({ event }) => ({
-                  message: `turn ${childTurnId(event.type)} crashed repeatedly; its log continues top-level`,
+                params: ({ event, context }) => ({
+                  message: `turn ${turnOfChild(context, event.type)} crashed repeatedly; its log continues top-level`,
                 }),
               },
               {
                 type: 'deliverOrphan',
                 params: ({ event, context }) => ({
-                  event: crashNote(context.space, childTurnId(event.type) ?? ''),
+                  event: crashNote(context.space, turnOfChild(context, event.type) ?? ''),
                   reason: 'crashed',
                 }),
+              },
+              {
+                type: 'markCrashed',
+                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
               },
             ],
           },
@@ -348,6 +436,10 @@ export const spaceMachine = setup({
                 }),
               },
               { type: 'stopDelivery', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
+              {
+                type: 'releaseDeliverySlot',
+                params: ({ event }) => ({ slot: childSlot(event.type, 'delivery') }),
+              },
             ],
           },
         ],

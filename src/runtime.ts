@@ -21,9 +21,11 @@ import { budgetSystemId } from '../machines/budget.protocol.js';
 import { runtimeMachine, spaceChildId } from '../machines/runtime.machine.js';
 import {
   type InboundAnchor,
+  type RestoredTurnRecord,
+  type SpaceContext,
   type SpaceSettings,
   spaceMachine,
-  type TurnRecord,
+  turnChildId,
 } from '../machines/space.machine.js';
 import type { TurnContext } from '../machines/turn.machine.js';
 import { budgetDefaults } from './budget/config.js';
@@ -236,7 +238,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const snapshots = new Map<string, { space: string; snapshot: Snapshot<unknown> }>();
   const recent = new Map<string, TurnView>();
   /** Turns to restore, grouped by space, filled before `ready` resolves. */
-  const toRestore = new Map<string, { turnId: string; record: TurnRecord; snapshot: unknown }[]>();
+  const toRestore = new Map<string, { turnId: string; record: RestoredTurnRecord; snapshot: unknown }[]>();
   const anchorsToRestore = new Map<string, InboundAnchor[]>();
 
   const persistFailure = (what: string) => (error: unknown) =>
@@ -446,6 +448,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     else if (record.length > 0) sequencer.resumeTurn(turnId, record);
   }
 
+  /** A live turn's actor: `turn:<slot>` of its space, the slot its space's record names. */
+  function turnActor(turnId: string): AnyActorRef | undefined {
+    for (const space of Object.values(root.getSnapshot().children) as (AnyActorRef | undefined)[]) {
+      const snapshot = space?.getSnapshot() as AnyMachineSnapshot | undefined;
+      const slot = (snapshot?.context as Partial<SpaceContext> | undefined)?.turns?.[turnId]?.slot;
+      if (slot === undefined || slot === null) continue;
+      return snapshot?.children[turnChildId(slot)] as AnyActorRef | undefined;
+    }
+    return undefined;
+  }
+
   /** Live turn and delivery actors of every space. */
   function liveChildren(): { turns: AnyActorRef[]; deliveries: number } {
     const turns: AnyActorRef[] = [];
@@ -521,13 +534,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return { ok: true, event: stamped.event };
     },
     turn(turnId) {
-      for (const space of Object.values(root.getSnapshot().children)) {
-        const child = (space as AnyActorRef | undefined)?.getSnapshot().children?.[`turn:${turnId}`] as
-          | AnyActorRef
-          | undefined;
-        if (child) return viewOf(child.getSnapshot() as AnyMachineSnapshot);
-      }
-      return recent.get(turnId);
+      const actor = turnActor(turnId);
+      return actor ? viewOf(actor.getSnapshot() as AnyMachineSnapshot) : recent.get(turnId);
     },
     configureSpace(space, settings) {
       platformOf(space);
@@ -563,7 +571,7 @@ function budgetInput(config: TurnlogConfig, platform: Platform) {
   return { ...budgetDefaults(platform), ...config.budgets[platform], platform };
 }
 
-function recordFromSnapshot(snapshot: unknown): TurnRecord {
+function recordFromSnapshot(snapshot: unknown): RestoredTurnRecord {
   const context = (snapshot as { context?: Partial<TurnContext> }).context;
   return { anchor: context?.anchor ?? null, dm: false, restarts: 0, mode: 'live' };
 }

@@ -5,13 +5,14 @@
 import type { AnyActorRef, AnyMachineSnapshot } from 'xstate';
 import type { BudgetMachineContext } from '../../machines/budget.machine.js';
 import type { SpaceContext } from '../../machines/space.machine.js';
+import type { TurnContext } from '../../machines/turn.machine.js';
 import type { Runtime } from '../../src/runtime.js';
 
 export interface RuntimeStructures {
   spaces: number;
-  /** Children of the space actors that are turn actors (`turn:<id>`). */
+  /** Children of the space actors that are turn actors (`turn:<slot>`). */
   turnActors: number;
-  /** Children of the space actors that are delivery actors (`delivery:<n>`), finished or not. */
+  /** Children of the space actors that are delivery actors (`delivery:<slot>`), finished or not. */
   deliveryActors: number;
   /** `turns` records in the space actors' context. */
   turnRecords: number;
@@ -58,7 +59,8 @@ export function turnStates(runtime: Runtime): Map<string, number> {
     if (!space.id.startsWith('space:')) continue;
     for (const turn of childrenOf(space)) {
       if (!turn.id.startsWith('turn:')) continue;
-      const state = runtime.turn(turn.id.slice('turn:'.length))?.state ?? 'unknown';
+      const { turnId } = (turn.getSnapshot() as AnyMachineSnapshot).context as TurnContext;
+      const state = runtime.turn(turnId)?.state ?? 'unknown';
       states.set(state, (states.get(state) ?? 0) + 1);
     }
   }

@@ -23,7 +23,8 @@ export function createDeliveryImplementations(deps: TurnImplementationDeps): Del
             ({ system, context }) => system.get(budgetOf(context.request)),
             ({ context, self }) => ({
               type: 'budget.terminal.book' as const,
-              cardId: `delivery:${self.id}`,
+              // Unique among the live bookings of all spaces (a space's slots are reused once a delivery is done).
+              cardId: `${self.id}@${context.request.space}`,
               channel: channelOf(context.request),
               replyTo: self,
             }),

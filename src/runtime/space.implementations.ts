@@ -3,8 +3,17 @@
  * (formatTurnLogEntry), spawning turns (fresh or from a persisted snapshot),
  * deliveries (answers, cards, top-level entries) and the anchors it persists.
  */
-import { enqueueActions, type Snapshot } from 'xstate';
-import { type SpaceContext, type spaceMachine, turnChildId } from '../../machines/space.machine.js';
+import { assign, enqueueActions, type Snapshot } from 'xstate';
+import type { DeliveryInput } from '../../machines/delivery.machine.js';
+import {
+  deliveryChildId,
+  type SpaceContext,
+  type spaceMachine,
+  takeSlot,
+  turnActorId,
+  turnChildId,
+  withDeadLetter,
+} from '../../machines/space.machine.js';
 import type { TurnInput } from '../../machines/turn.machine.js';
 import type { RunEvent } from '../events/schema.js';
 import { routeEvent } from '../routing/route.js';
@@ -120,32 +129,32 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           ...(reason ? { degradedReason: reason } : {}),
           ...(header && !dm && threadsOn(context) ? { header } : {}),
         };
-        enqueue.spawnChild('turn', { id: turnChildId(turnId), input });
+        const { slot, slots } = takeSlot(context.turnSlots, turnId);
+        enqueue.spawnChild('turn', { id: turnChildId(slot), input });
         enqueue.assign({
-          turns: { ...context.turns, [turnId]: { anchor, dm, restarts: 0, mode: 'live' } },
+          turns: { ...context.turns, [turnId]: { anchor, dm, restarts: 0, mode: 'live', slot } },
+          turnSlots: slots,
         });
       }),
-      forwardEntry: enqueueActions(({ enqueue }, params) => {
+      forwardEntry: enqueueActions(({ context, enqueue }, params) => {
         const event = params.event;
         const entry = formatTurnLogEntry(event, { ...deps.format, now: deps.now(), depth: depthOf(event) });
         if (entry && event.turnId !== undefined) {
-          enqueue.sendTo(turnChildId(event.turnId), { type: 'turn.log', entry });
+          enqueue.sendTo(turnActorId(context, event.turnId), { type: 'turn.log', entry });
         }
       }),
       deliverOrphan: enqueueActions(({ context, enqueue }, params) => {
         deps.onWarning?.(context.space, params.reason);
-        enqueue.spawnChild('delivery', {
-          id: `delivery:${context.deliveries}`,
-          input: {
-            purpose: 'top-level entry',
-            request: {
-              space: context.space,
-              text: lineOf(params.event),
-              ...optionalClientId(clientIdOf(params.event, 'orphan')),
-            },
+        const delivery = nextDelivery(context, {
+          purpose: 'top-level entry',
+          request: {
+            space: context.space,
+            text: lineOf(params.event),
+            ...optionalClientId(clientIdOf(params.event, 'orphan')),
           },
         });
-        enqueue.assign({ deliveries: context.deliveries + 1 });
+        enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
+        enqueue.assign(delivery.assignment);
       }),
       deliverCard: enqueueActions(({ context, enqueue }, params) => {
         const event = params.event as Extract<RunEvent, { type: 'policy_request' }>;
@@ -153,25 +162,23 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         const thread = record?.mode === 'live' && threadsOn(context) ? record.anchor : null;
         const title = event.title ?? 'Approval needed';
         const text = `🔐 ${title}: ${[event.command, ...(event.args ?? [])].join(' ')}`;
-        enqueue.spawnChild('delivery', {
-          id: `delivery:${context.deliveries}`,
-          input: {
-            purpose: 'policy card',
-            request: {
-              space: context.space,
-              text,
-              ...(thread ? { thread } : {}),
-              card: {
-                requestId: event.requestId,
-                title,
-                command: event.command,
-                ...(event.args ? { args: event.args } : {}),
-              },
-              ...optionalClientId(clientIdOf(event, 'card')),
+        const delivery = nextDelivery(context, {
+          purpose: 'policy card',
+          request: {
+            space: context.space,
+            text,
+            ...(thread ? { thread } : {}),
+            card: {
+              requestId: event.requestId,
+              title,
+              command: event.command,
+              ...(event.args ? { args: event.args } : {}),
             },
+            ...optionalClientId(clientIdOf(event, 'card')),
           },
         });
-        enqueue.assign({ deliveries: context.deliveries + 1 });
+        enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
+        enqueue.assign(delivery.assignment);
       }),
       deliverTopLevel: enqueueActions(({ context, enqueue }, params) => {
         const event = params.event;
@@ -187,50 +194,52 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           !record.dm
             ? record.anchor
             : null;
-        enqueue.spawnChild('delivery', {
-          id: `delivery:${context.deliveries}`,
-          input: {
-            purpose: isAnswer ? 'answer' : 'top-level entry',
-            request: {
-              space: context.space,
-              text: isAnswer ? event.text : lineOf(event),
-              ...(thread ? { thread } : {}),
-              ...optionalClientId(clientIdOf(event, isAnswer ? 'answer' : 'top')),
-            },
+        const delivery = nextDelivery(context, {
+          purpose: isAnswer ? 'answer' : 'top-level entry',
+          request: {
+            space: context.space,
+            text: isAnswer ? event.text : lineOf(event),
+            ...(thread ? { thread } : {}),
+            ...optionalClientId(clientIdOf(event, isAnswer ? 'answer' : 'top')),
           },
         });
-        enqueue.assign({ deliveries: context.deliveries + 1 });
+        enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
+        enqueue.assign(delivery.assignment);
       }),
       restoreTurns: enqueueActions(({ context, enqueue, event }) => {
         if (event.type !== 'space.restore') return;
         const turns = { ...context.turns };
+        let turnSlots = context.turnSlots;
         for (const restored of event.turns) {
+          // A turn restored again (it is live here already) replaces its actor in the same slot.
+          let slot = turns[restored.turnId]?.slot ?? null;
+          if (slot !== null) enqueue.stopChild(turnChildId(slot));
+          else ({ slot, slots: turnSlots } = takeSlot(turnSlots, restored.turnId));
           enqueue.spawnChild('turn', {
-            id: turnChildId(restored.turnId),
+            id: turnChildId(slot),
             input: {
               ...(restoredInput(restored.snapshot) ?? placeholderInput(context, restored.turnId)),
               persisted: restored.snapshot,
             },
           });
-          enqueue.sendTo(turnChildId(restored.turnId), { type: 'turn.recover' });
-          turns[restored.turnId] = restored.record;
+          enqueue.sendTo(turnChildId(slot), { type: 'turn.recover' });
+          turns[restored.turnId] = { ...restored.record, slot };
         }
-        enqueue.assign({ turns });
+        enqueue.assign({ turns, turnSlots });
       }),
       restartTurn: enqueueActions(({ context, enqueue }, params) => {
         const record = context.turns[params.turnId];
         const persisted = deps.snapshotOf(params.turnId);
-        if (!record || persisted === undefined) return;
+        if (!record || record.slot === null || persisted === undefined) return;
         deps.onWarning?.(
           context.space,
           `turn ${params.turnId} crashed (${String(params.error)}); restarting from its last snapshot (${record.restarts + 1}/${context.settings.maxRestarts})`,
         );
-        enqueue.stopChild(turnChildId(params.turnId));
-        enqueue.spawnChild('turn', {
-          id: turnChildId(params.turnId),
-          input: { ...placeholderInput(context, params.turnId), persisted },
-        });
-        enqueue.sendTo(turnChildId(params.turnId), { type: 'turn.recover' });
+        // The restarted actor keeps the turn's slot.
+        const id = turnChildId(record.slot);
+        enqueue.stopChild(id);
+        enqueue.spawnChild('turn', { id, input: { ...placeholderInput(context, params.turnId), persisted } });
+        enqueue.sendTo(id, { type: 'turn.recover' });
         enqueue.assign({
           turns: { ...context.turns, [params.turnId]: { ...record, restarts: record.restarts + 1 } },
         });
@@ -239,7 +248,20 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         void deps.store?.saveAnchor(context.space, params.anchor);
       },
       forgetTurn: () => {},
+      recordDeliveryFailure: assign(({ context }, params) => ({
+        deadLetters: withDeadLetter(context, params.output, deps.now()),
+      })),
     },
+  };
+}
+
+/** The next delivery child: the lowest free slot (`delivery:<slot>`) and the context that takes it. */
+function nextDelivery(context: SpaceContext, input: DeliveryInput) {
+  const { slot, slots } = takeSlot(context.deliverySlots, input.purpose);
+  return {
+    id: deliveryChildId(slot),
+    input,
+    assignment: { deliverySlots: slots, deliveries: context.deliveries + 1 },
   };
 }
 

@@ -2,6 +2,8 @@
  * The space supervisor's supervision (Actor-runtime issue item 2): a crashed
  * turn is restarted from its last persisted snapshot up to 3 times, then its
  * log is degraded to top-level with a visible note; other turns are untouched.
+ * A restarted turn keeps its child slot (`turn:<slot>`); one that crashed for
+ * good frees it for the next turn.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -14,6 +16,7 @@ import {
   type Snapshot,
 } from 'xstate';
 import { spaceMachine } from '../../machines/space.machine.js';
+import type { TurnContext } from '../../machines/turn.machine.js';
 import { resolveConfig } from '../../src/config.js';
 import { restorable } from '../../src/runtime/restorable.js';
 import { createSpaceImplementations } from '../../src/runtime/space.implementations.js';
@@ -57,7 +60,8 @@ function startSpace() {
         const ref = event.actorRef as AnyActorRef;
         if (event.type === '@xstate.snapshot' && ref.id.startsWith('turn:')) {
           const snap = event.snapshot as AnyMachineSnapshot;
-          if (snap.status === 'active') snapshots.set(ref.id.slice(5), ref.getPersistedSnapshot());
+          const { turnId } = snap.context as TurnContext;
+          if (snap.status === 'active') snapshots.set(turnId, ref.getPersistedSnapshot());
         }
       },
     },
@@ -82,16 +86,26 @@ describe('space supervision', () => {
       turnId: 'OK',
       root: { messageId: root.messageId, threadId: root.threadId },
     });
+    expect(s.space.getSnapshot().context.turnSlots).toEqual(['CRASHY', 'OK']);
     for (let crash = 1; crash <= 3; crash++) {
       s.send({ type: 'tool_call', turnId: 'CRASHY', callId: `b${crash}`, tool: 'BOOM' });
       await settle();
-      expect(s.space.getSnapshot().context.turns.CRASHY).toMatchObject({ mode: 'live', restarts: crash });
-      expect(s.space.getSnapshot().children['turn:CRASHY']).toBeDefined();
+      expect(s.space.getSnapshot().context.turns.CRASHY).toMatchObject({
+        mode: 'live',
+        restarts: crash,
+        slot: 0,
+      });
+      const child = s.space.getSnapshot().children['turn:0'] as AnyActorRef | undefined;
+      expect((child?.getSnapshot() as AnyMachineSnapshot | undefined)?.context.turnId).toBe('CRASHY');
     }
     s.send({ type: 'tool_call', turnId: 'CRASHY', callId: 'b4', tool: 'BOOM' });
     await settle();
-    expect(s.space.getSnapshot().context.turns.CRASHY).toMatchObject({ mode: 'crashed' });
-    expect(s.space.getSnapshot().children['turn:CRASHY']).toBeUndefined();
+    expect(s.space.getSnapshot().context.turns.CRASHY).toMatchObject({ mode: 'crashed', slot: null });
+    expect(s.space.getSnapshot().children['turn:0']).toBeUndefined();
+    expect(s.space.getSnapshot().context.turnSlots).toEqual([null, 'OK']);
+    expect(s.space.getSnapshot().context.warnings).toEqual([
+      'turn CRASHY crashed repeatedly; its log continues top-level',
+    ]);
     // The visible note, then the turn's further entries, go top-level.
     s.send({ type: 'tool_call', turnId: 'CRASHY', callId: 'after', tool: 'StillLogged' });
     await settle();
@@ -106,5 +120,13 @@ describe('space supervision', () => {
     expect(s.surface.calls.filter((c) => c.op === 'create' && c.thread === root.threadId)).toHaveLength(1);
     expect(s.space.getSnapshot().status).toBe('active');
     expect(s.warnings.filter((w) => w.includes('restarting from its last snapshot'))).toHaveLength(3);
+    // The crashed turn's slot goes to the next turn.
+    s.send({
+      type: 'turn_started',
+      turnId: 'NEXT',
+      root: { messageId: root.messageId, threadId: root.threadId },
+    });
+    expect(s.space.getSnapshot().context.turns.NEXT).toMatchObject({ mode: 'live', slot: 0 });
+    expect(s.space.getSnapshot().context.turnSlots).toEqual(['NEXT', 'OK']);
   });
 });
