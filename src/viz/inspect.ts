@@ -86,9 +86,14 @@ export interface TraceLine {
   root: string;
   /** Session id of the actor concerned (the receiver, for an event). */
   actor: string;
-  /** The actor's id (`turn:t1`), and its system id when it has one. */
+  /** The actor's id (`turn:0`), and its system id when it has one. */
   id?: string;
   systemId?: string;
+  /**
+   * The turn a turn actor runs (its child id is a slot its space reuses, so
+   * the id alone does not say which turn a line is about).
+   */
+  turnId?: string;
   /** The machine id, on `@xstate.actor`. */
   machine?: string;
   /** Session id of the sender of an event. */
@@ -114,6 +119,8 @@ export function traceLine(event: InspectionEvent, ts: number): TraceLine {
   const line: TraceLine = { ts, type: event.type, root: event.rootId, actor: ref.sessionId };
   if (typeof ref.id === 'string') line.id = ref.id;
   if (typeof ref.systemId === 'string') line.systemId = ref.systemId;
+  const turnId = turnIdOf(event);
+  if (turnId !== undefined) line.turnId = turnId;
   switch (event.type) {
     case '@xstate.actor': {
       const machineId = (ref.logic as { id?: unknown } | undefined)?.id;
@@ -144,6 +151,22 @@ export function traceLine(event: InspectionEvent, ts: number): TraceLine {
     }
   }
   return line;
+}
+
+/** The `turnId` in the context of the actor concerned (a turn actor), if any; the rest of the context stays out. */
+function turnIdOf(event: InspectionEvent): string | undefined {
+  let snapshot: unknown;
+  if ('snapshot' in event) snapshot = event.snapshot;
+  else if (event.type !== '@xstate.actor') {
+    // The receiver's current snapshot; an actor being created has none yet.
+    try {
+      snapshot = (event.actorRef as { getSnapshot?: () => unknown }).getSnapshot?.();
+    } catch {
+      return undefined;
+    }
+  }
+  const turnId = (snapshot as { context?: { turnId?: unknown } } | undefined)?.context?.turnId;
+  return typeof turnId === 'string' ? turnId : undefined;
 }
 
 function eventFields(event: { type: string }): Pick<TraceLine, 'event' | 'payload'> {

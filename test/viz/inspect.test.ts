@@ -110,6 +110,33 @@ describe('the trace inspector', () => {
     expect(lines.flatMap((l) => l.transitions ?? [])).toContain('traced.idle → traced.busy');
   });
 
+  it('names the turn of a turn actor (its child id is a reusable slot): turnId on each of its lines', async () => {
+    const turnLike = createMachine({
+      id: 'turn',
+      context: { turnId: 'T-42', space: 'gchat:spaces/AAAA' },
+      initial: 'idle',
+      states: { idle: { on: { GO: 'busy' } }, busy: {} },
+    });
+    const path = join(dir, 'trace.jsonl');
+    const trace = createTraceInspector(path);
+    const actor = createActor(turnLike, { id: 'turn:0', inspect: trace.inspect });
+    actor.start();
+    actor.send({ type: 'GO' });
+    drive(trace.inspect);
+    trace.close();
+    const { lines } = await readTrace(path);
+    const ofTurn = lines.filter((l) => l.actor === actor.sessionId);
+    expect(ofTurn.map((l) => l.type)).toEqual(
+      expect.arrayContaining(['@xstate.event', '@xstate.snapshot', '@xstate.microstep']),
+    );
+    for (const line of ofTurn.filter((l) => l.type !== '@xstate.actor')) {
+      expect(line).toMatchObject({ id: 'turn:0', turnId: 'T-42' });
+    }
+    // Other actors' lines carry no turnId, and the context itself is still never written.
+    expect(lines.filter((l) => l.actor !== actor.sessionId).every((l) => l.turnId === undefined)).toBe(true);
+    expect(JSON.stringify(lines)).not.toContain('gchat:spaces/AAAA');
+  });
+
   it('keeps lines small and JSON-safe: no context, no actor ref, payloads cut short', async () => {
     const path = join(dir, 'trace.jsonl');
     const trace = createTraceInspector(path);
