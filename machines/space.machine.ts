@@ -307,6 +307,8 @@ export const spaceMachine = setup({
                 }),
               },
               { type: 'forgetTurn', params: ({ event }) => ({ turnId: event.event.turnId ?? '' }) },
+              // A turn that crashed for good has a record (no actor, no slot): it goes with its end.
+              { type: 'dropTurnRecord', params: ({ event }) => ({ turnId: event.event.turnId ?? '' }) },
             ],
           },
           {

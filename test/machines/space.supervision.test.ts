@@ -128,5 +128,13 @@ describe('space supervision', () => {
     });
     expect(s.space.getSnapshot().context.turns.NEXT).toMatchObject({ mode: 'live', slot: 0 });
     expect(s.space.getSnapshot().context.turnSlots).toEqual(['NEXT', 'OK']);
+    // Its end is noted, and the crashed turn's record is forgotten (nothing kept per finished turn).
+    s.send({ type: 'turn_ended', turnId: 'CRASHY', outcome: 'error' });
+    await settle();
+    expect(s.space.getSnapshot().context.turns.CRASHY).toBeUndefined();
+    expect(s.space.getSnapshot().context.warnings.at(-1)).toBe(
+      'turn CRASHY ended after its log was degraded',
+    );
+    expect(s.space.getSnapshot().context.turnSlots).toEqual(['NEXT', 'OK']);
   });
 });
