@@ -466,7 +466,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     for (const space of Object.values(root.getSnapshot().children) as (AnyActorRef | undefined)[]) {
       const children = (space?.getSnapshot().children ?? {}) as Record<string, AnyActorRef | undefined>;
       for (const [id, child] of Object.entries(children)) {
-        if (!child || child.getSnapshot().status !== 'active') continue;
+        if (child?.getSnapshot().status !== 'active') continue;
         if (id.startsWith('turn:')) turns.push(child);
         else if (id.startsWith('delivery:')) deliveries++;
       }
