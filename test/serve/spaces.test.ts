@@ -38,10 +38,32 @@ async function putSpace(url: string, space: string, body: unknown, token = TOKEN
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
+/** A user message and a turn with one tool call in SPACE; resolves with the turn's first log post. */
+async function firstLogPost(running: TestServe) {
+  const root = running.surface.inbound({ space: SPACE, text: 'please check the build' });
+  await postEvents(
+    running.url,
+    ndjson(
+      { type: 'inbound', space: SPACE, messageId: root.messageId, threadId: root.threadId, ref: 'u1' },
+      { type: 'turn_started', space: SPACE, turnId: 'T1', rootRef: 'u1' },
+      { type: 'tool_call', space: SPACE, turnId: 'T1', callId: 'c1', tool: 'Read' },
+    ),
+    { token: TOKEN },
+  );
+  const creates = () => running.surface.calls.filter((c) => c.op === 'create');
+  await vi.waitFor(
+    () => {
+      running.clock.increment(100);
+      expect(creates()).toHaveLength(1);
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+  return creates()[0] as (typeof running.surface.calls)[number];
+}
+
 describe('PUT /v1/spaces/:space', () => {
   it('turns threads off for one space: its log lines go top-level from then on', async () => {
     serve = await startTestServe({ ingest: { token: TOKEN } });
-    const root = serve.surface.inbound({ space: SPACE, text: 'please check the build' });
     expect((await getJson(serve.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({
       space: SPACE,
     });
@@ -49,25 +71,7 @@ describe('PUT /v1/spaces/:space', () => {
       status: 200,
       json: { space: SPACE, threadsDisabled: true },
     });
-    await postEvents(
-      serve.url,
-      ndjson(
-        { type: 'inbound', space: SPACE, messageId: root.messageId, threadId: root.threadId, ref: 'u1' },
-        { type: 'turn_started', space: SPACE, turnId: 'T1', rootRef: 'u1' },
-        { type: 'tool_call', space: SPACE, turnId: 'T1', callId: 'c1', tool: 'Read' },
-      ),
-      { token: TOKEN },
-    );
-    const surface = serve.surface;
-    const clock = serve.clock;
-    await vi.waitFor(
-      () => {
-        clock.increment(100);
-        expect(surface.calls.filter((c) => c.op === 'create')).toHaveLength(1);
-      },
-      { timeout: 10_000, interval: 20 },
-    );
-    expect(surface.calls.find((c) => c.op === 'create')?.thread).toBeNull();
+    expect((await firstLogPost(serve)).thread).toBeNull();
     expect((await getJson(serve.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({
       space: SPACE,
       threadsDisabled: true,
@@ -91,25 +95,7 @@ describe('PUT /v1/spaces/:space', () => {
         space: SPACE,
         threadsDisabled: true,
       });
-      const root = serve.surface.inbound({ space: SPACE, text: 'please check the build' });
-      await postEvents(
-        serve.url,
-        ndjson(
-          { type: 'inbound', space: SPACE, messageId: root.messageId, threadId: root.threadId, ref: 'u1' },
-          { type: 'turn_started', space: SPACE, turnId: 'T1', rootRef: 'u1' },
-          { type: 'tool_call', space: SPACE, turnId: 'T1', callId: 'c1', tool: 'Read' },
-        ),
-        { token: TOKEN },
-      );
-      const { surface, clock } = serve;
-      await vi.waitFor(
-        () => {
-          clock.increment(100);
-          expect(surface.calls.filter((c) => c.op === 'create')).toHaveLength(1);
-        },
-        { timeout: 10_000, interval: 20 },
-      );
-      expect(surface.calls.find((c) => c.op === 'create')?.thread).toBeNull();
+      expect((await firstLogPost(serve)).thread).toBeNull();
     } finally {
       await serve?.close();
       serve = undefined;
