@@ -103,7 +103,9 @@ export interface Runtime {
   finishedTurn(turnId: string): Promise<TurnView | undefined>;
   /**
    * Resolves when every event accepted so far, and the turn snapshots it
-   * caused, are durable in the store: acknowledge events after it.
+   * caused, are durable in the store: acknowledge events after it. Rejects,
+   * naming the first failure, when a store write failed since the last sync
+   * (the events were applied all the same; a retry of one is a duplicate).
    */
   sync(): Promise<void>;
   /**
@@ -241,8 +243,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const toRestore = new Map<string, { turnId: string; record: RestoredTurnRecord; snapshot: unknown }[]>();
   const anchorsToRestore = new Map<string, InboundAnchor[]>();
 
-  const persistFailure = (what: string) => (error: unknown) =>
-    logger.error(`store: ${what} failed`, { error: error instanceof Error ? error.message : String(error) });
+  /** The first store failure since the last `sync()`, which reports it (what was written may not be durable). */
+  let unsynced: string | undefined;
+  const persistFailure = (what: string) => (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    unsynced ??= `store: ${what} failed: ${message}`;
+    logger.error(`store: ${what} failed`, { error: message });
+  };
   const persist = (what: string, result: unknown) => {
     if (result instanceof Promise) result.catch(persistFailure(what));
   };
@@ -529,7 +536,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const stamped = sequencer.stamp(event);
       if (!stamped.ok) return reject('ingest', stamped.error, input);
       if (stamped.duplicate) return { ok: true, duplicate: true, event: stamped.event };
-      persist('appendEvent', store.appendEvent(stamped.event));
+      // Stamped means accepted: a store that fails now (at once or later) is reported, and the event is
+      // applied all the same (its retry is a duplicate; `sync()` tells the caller it is not durable).
+      try {
+        persist('appendEvent', store.appendEvent(stamped.event));
+      } catch (error) {
+        persistFailure('appendEvent')(error);
+      }
       apply(stamped.event);
       return { ok: true, event: stamped.event };
     },
@@ -544,8 +557,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(settings.dm !== undefined ? { dm: settings.dm } : {}),
       };
       const merged = { ...overrides.get(space), ...patch };
-      overrides.set(space, merged);
+      // Saved first: a store that refuses at once changes nothing (the caller gets its error).
       persist('saveSpaceSettings', store.saveSpaceSettings(space, merged));
+      overrides.set(space, merged);
       root.getSnapshot().children[spaceChildId(space)]?.send({ type: 'space.configure', ...patch });
       return ownSettings(space);
     },
@@ -553,6 +567,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async sync() {
       await ready;
       await store.flush?.();
+      const failure = unsynced;
+      unsynced = undefined;
+      if (failure !== undefined) throw new Error(`${failure} (since the last sync; not everything is durable)`);
     },
     async finishedTurn(turnId) {
       const summary = await store.turnSummary(turnId);

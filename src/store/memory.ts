@@ -20,6 +20,7 @@ export interface MemoryStoreLimits {
   anchorsPerSpace: number;
   deadLetters: number;
   eventsPerTurn: number;
+  /** Run records kept; the least recently appended go first, a live turn's never. */
   turnsWithEvents: number;
   posts: number;
 }
@@ -75,7 +76,15 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
       const list = events.get(key) ?? [];
       list.push(event);
       if (list.length > max.eventsPerTurn) list.splice(0, list.length - max.eventsPerTurn);
-      setBounded(events, key, list, max.turnsWithEvents);
+      events.delete(key);
+      events.set(key, list);
+      // The least recently appended records go first; a live turn's never (its seq resumes from it).
+      if (events.size > max.turnsWithEvents) {
+        for (const oldest of events.keys()) {
+          if (events.size <= max.turnsWithEvents) break;
+          if (!live.has(oldest)) events.delete(oldest);
+        }
+      }
     },
     events: (turnId) => [...(events.get(turnId) ?? [])],
     deadLetter: (record) => {

@@ -188,8 +188,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
 
   const writeBatch = db.transaction((events: EventRow[], turns: SerializedTurn[]) => {
-    for (const row of events) insertEvent(row);
+    // Turns first: a turn that just went live has its row before its events are counted for pruning.
     for (const row of turns) s.upsertTurn.run(row);
+    for (const row of events) insertEvent(row);
   });
   const reportWriteError =
     options.onWriteError ?? ((error: Error) => console.error(`turnlog: ${error.message}`));
@@ -410,7 +411,10 @@ function prepareStatements(db: Database.Database) {
     insertStream: db.prepare('INSERT INTO event_streams (turn_id, events, last_event) VALUES (?, 1, ?)'),
     setStreamSize: db.prepare('UPDATE event_streams SET events = ? WHERE turn_id = ?'),
     countStreams: db.prepare('SELECT count(*) AS n FROM event_streams'),
-    oldestStreams: db.prepare('SELECT turn_id FROM event_streams ORDER BY last_event LIMIT ?'),
+    // A live turn's record is never pruned: its seq and eventIds resume from it after a restart.
+    oldestStreams: db.prepare(
+      'SELECT turn_id FROM event_streams WHERE turn_id NOT IN (SELECT turn_id FROM live_turns) ORDER BY last_event LIMIT ?',
+    ),
     deleteStream: db.prepare('DELETE FROM event_streams WHERE turn_id = ?'),
     insertDeadLetter: db.prepare(
       'INSERT INTO dead_letters (at, source, reason, payload) VALUES (?, ?, ?, ?)',

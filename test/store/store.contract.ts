@@ -188,6 +188,22 @@ export function describeStoreContract(name: string, createStore: StoreFactory): 
         expect((await store.events('A')).map((e) => e.seq)).toEqual([1, 2]);
         expect((await store.events('C')).map((e) => e.seq)).toEqual([1]);
       });
+
+      it('never forgets the run record of a live turn (its seq and eventIds resume from it after a restart)', async () => {
+        const store = open({ turnsWithEvents: 2 });
+        await store.saveTurn(turn('LIVE', 1));
+        await store.appendEvent(toolCall('LIVE', 1));
+        await store.appendEvent(toolCall('B', 1));
+        await store.appendEvent(toolCall('C', 1));
+        await store.appendEvent(toolCall('D', 1));
+        expect((await store.events('LIVE')).map((e) => e.seq)).toEqual([1]);
+        expect(await store.events('B')).toEqual([]);
+        expect((await store.events('D')).map((e) => e.seq)).toEqual([1]);
+        // Once the turn has finished, its record is pruned like any other.
+        await store.finishTurn(summary('LIVE'));
+        await store.appendEvent(toolCall('E', 1));
+        expect(await store.events('LIVE')).toEqual([]);
+      });
     });
 
     describe('dead letters', () => {
