@@ -111,6 +111,22 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         params.event.turnId !== undefined &&
         context.turns[params.event.turnId]?.mode === 'live' &&
         routeFor(context, params.event).kind === 'thread-log',
+      /**
+       * A restart resumes the turn from its last persisted snapshot: a turn
+       * that crashed before its first one (an entry action of its first state
+       * threw) cannot be restarted, and goes the crashed-for-good way (child
+       * stopped, slot freed, note top-level). Nothing is lost: no entry of it
+       * was applied yet, and its later entries go top-level.
+       */
+      canRestart: ({ context }, params) => {
+        const record = context.turns[params.turnId];
+        return (
+          record !== undefined &&
+          record.slot !== null &&
+          record.restarts < context.settings.maxRestarts &&
+          deps.snapshotOf(params.turnId) !== undefined
+        );
+      },
     },
     actions: {
       startTurn: enqueueActions(({ context, enqueue }, params) => {
@@ -230,7 +246,12 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       restartTurn: enqueueActions(({ context, enqueue }, params) => {
         const record = context.turns[params.turnId];
         const persisted = deps.snapshotOf(params.turnId);
-        if (!record || record.slot === null || persisted === undefined) return;
+        // `canRestart` let it through: a record with a slot and a snapshot.
+        if (!record || record.slot === null || persisted === undefined) {
+          throw new Error(
+            `space ${context.space}: turn ${params.turnId} cannot be restarted (no actor or no persisted snapshot)`,
+          );
+        }
         deps.onWarning?.(
           context.space,
           `turn ${params.turnId} crashed (${String(params.error)}); restarting from its last snapshot (${record.restarts + 1}/${context.settings.maxRestarts})`,

@@ -1,0 +1,94 @@
+/**
+ * Space supervision (Actor-runtime issue item 2; ARCHITECTURE.md §Supervision):
+ * a turn that crashes before its first persisted snapshot cannot be restarted
+ * "from its last persisted snapshot", so the supervisor must not take the
+ * restart branch for it (`canRestart` requires a snapshot). It takes the
+ * crashed-for-good branch instead: the errored child is stopped, its slot is
+ * freed, the crash is warned about and noted top-level, and its later entries
+ * go top-level. Nothing is lost: a turn with no snapshot had no entry applied.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { createActor, enqueueActions, SimulatedClock, type Snapshot } from 'xstate';
+import { spaceMachine } from '../../machines/space.machine.js';
+import { resolveConfig } from '../../src/config.js';
+import { restorable } from '../../src/runtime/restorable.js';
+import { createSpaceImplementations } from '../../src/runtime/space.implementations.js';
+import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
+import { spaceSettingsFor } from '../../src/runtime.js';
+import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { SPACE, settle } from './turn.helpers.js';
+
+/** A space whose turn EARLY throws in the entry action of its first state (a proactive turn's `heading`). */
+function startSpace() {
+  const clock = new SimulatedClock();
+  const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
+  // The runtime keeps only snapshots of active turns; EARLY never has one.
+  const snapshots = new Map<string, Snapshot<unknown>>();
+  const warnings: string[] = [];
+  const deps = {
+    surfaces: surface,
+    budget: 'unlimited' as const,
+    format: { maxToolPreview: 400, timeZone: 'UTC' },
+    now: () => clock.now(),
+    snapshotOf: (turnId: string) => snapshots.get(turnId),
+    onWarning: (_space: string, message: string) => warnings.push(message),
+  };
+  const implementations = createSpaceImplementations(deps);
+  const turnLogic = provideTurnMachine(deps).provide({
+    actions: {
+      nextOrdinal: enqueueActions(({ context, enqueue }) => {
+        if (context.turnId === 'EARLY') throw new Error('bug in the entry action');
+        enqueue.assign({ ordinal: context.ordinal + 1 });
+      }),
+    },
+  });
+  const space = createActor(
+    spaceMachine.provide({
+      ...implementations,
+      actors: { ...implementations.actors, turn: restorable(turnLogic) },
+    }),
+    { clock, input: { space: SPACE, settings: spaceSettingsFor(resolveConfig({}), SPACE) } },
+  ).start();
+  let seq = 0;
+  const send = (event: Record<string, unknown>) =>
+    space.send({ type: 'space.event', event: { space: SPACE, seq: ++seq, ...event } as never });
+  return { surface, space, send, warnings };
+}
+
+describe('space supervision: a turn that crashes before its first snapshot', () => {
+  it('is not "restarted" from a snapshot it does not have: its child is stopped, its slot freed, the crash noted', async () => {
+    const s = startSpace();
+    s.send({ type: 'turn_started', turnId: 'EARLY', title: 'nightly report' });
+    await settle();
+
+    const context = s.space.getSnapshot().context;
+    expect(context.turns.EARLY).toMatchObject({ mode: 'crashed', slot: null, restarts: 0 });
+    expect(context.turnSlots).toEqual([]);
+    expect(s.space.getSnapshot().children['turn:0']).toBeUndefined();
+    expect(context.warnings).toEqual(['turn EARLY crashed repeatedly; its log continues top-level']);
+    expect(s.warnings.filter((w) => w.includes('restarting'))).toEqual([]);
+
+    // The crash note and the turn's later entries go top-level; the next turn takes the freed slot.
+    s.send({ type: 'tool_call', turnId: 'EARLY', callId: 'c1', tool: 'StillLogged' });
+    const root = s.surface.inbound({ space: SPACE, text: 'hi' });
+    s.send({
+      type: 'turn_started',
+      turnId: 'NEXT',
+      root: { messageId: root.messageId, threadId: root.threadId },
+    });
+    await settle();
+    const topLevel = s.surface.calls
+      .filter((c) => c.op === 'create' && c.thread === null)
+      .map((c) => c.text ?? '');
+    expect(topLevel.some((t) => t.includes('stopped after repeated errors'))).toBe(true);
+    expect(topLevel.some((t) => t.includes('StillLogged'))).toBe(true);
+    expect(s.space.getSnapshot().context.turns.NEXT).toMatchObject({ mode: 'live', slot: 0 });
+
+    s.send({ type: 'turn_ended', turnId: 'EARLY', outcome: 'error' });
+    await settle();
+    expect(s.space.getSnapshot().context.turns.EARLY).toBeUndefined();
+    expect(s.space.getSnapshot().status).toBe('active');
+    s.space.stop();
+  });
+});
