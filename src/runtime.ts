@@ -427,32 +427,44 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /**
    * Before the first event with an `eventId` of a turn this runtime does not
    * know (it ended before a restart, or the event came before `ready`; for
-   * `RECALL_AFTER_START_MS` after the start), or outside a turn of a space:
-   * the ids in its run record are taken up, so a retry of an event accepted
-   * before the restart is a duplicate. Only a store that answers at once
-   * (SQLite, memory) can be asked here; with another, a space's ids arrive
-   * when it answers and a turn's are not looked up.
+   * `RECALL_AFTER_START_MS` after the start), the turn's run record is read;
+   * before the first one of a space outside a turn — or the first `inbound`,
+   * which is deduplicated per space even with a `turnId` — the space's record
+   * (once per space, whenever). An `inbound` with a `turnId` is kept in its
+   * turn's record, so it asks for both: its turn's on the terms of the turn's
+   * other events (whose record also gives the space the ids of its inbound
+   * events, as a live turn's does at start). The ids found are taken up, so a
+   * retry of an event accepted before the restart is a duplicate. Only a store
+   * that answers at once (SQLite, memory) can be asked here; with another, a
+   * space's ids arrive when it answers and a turn's are not looked up.
    */
   function recallEventIds(event: RunEvent): void {
     if (event.eventId === undefined) return;
-    const turnId = event.type === 'inbound' ? undefined : event.turnId;
-    if (turnId !== undefined) {
-      if (sequencer.knowsTurn(turnId) || clock.now() > recallUntil) return;
-    } else if (sequencer.knowsSpace(event.space)) return;
-    let record: RunEvent[] | Promise<RunEvent[]>;
+    const { space, turnId } = event;
+    if ((turnId === undefined || event.type === 'inbound') && !sequencer.knowsSpace(space)) {
+      const record = readRecord(`space:${space}`);
+      if (record !== undefined) {
+        sequencer.resumeSpace(space, []);
+        if (record instanceof Promise) {
+          record.then((events) => sequencer.resumeSpace(space, events), persistFailure('events'));
+        } else sequencer.resumeSpace(space, record);
+      }
+    }
+    if (turnId !== undefined && !sequencer.knowsTurn(turnId) && clock.now() <= recallUntil) {
+      const record = readRecord(turnId);
+      if (record instanceof Promise) record.catch(persistFailure('events'));
+      else if (record !== undefined && record.length > 0) sequencer.resumeTurn(turnId, record);
+    }
+  }
+
+  /** A run record (`turnId` or `space:<space>`) from the store; undefined (logged) when the store throws. */
+  function readRecord(key: string): RunEvent[] | Promise<RunEvent[]> | undefined {
     try {
-      record = store.events(turnId ?? `space:${event.space}`);
+      return store.events(key);
     } catch (error) {
       persistFailure('events')(error);
-      return;
+      return undefined;
     }
-    if (turnId === undefined) {
-      sequencer.resumeSpace(event.space, []);
-      if (record instanceof Promise) {
-        record.then((events) => sequencer.resumeSpace(event.space, events), persistFailure('events'));
-      } else sequencer.resumeSpace(event.space, record);
-    } else if (record instanceof Promise) record.catch(persistFailure('events'));
-    else if (record.length > 0) sequencer.resumeTurn(turnId, record);
   }
 
   /** A live turn's actor: `turn:<slot>` of its space, the slot its space's record names. */

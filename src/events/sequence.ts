@@ -27,6 +27,15 @@ import type { RunEvent, RunEventType } from './schema.js';
  * (the most recently ended first): long enough for a client's retries, after
  * which a retry is refused as a late event. Ids of events outside a turn: the
  * last `maxSpaceEventIds` of all spaces.
+ *
+ * Ids resumed from run records (`resumeSpace`, and the `inbound` events a
+ * turn's record holds, in `resumeTurn`) are kept apart from the ids accepted
+ * by this process, so reading a busy space's record never evicts an id this
+ * process accepted: of each record only the ids of its newest
+ * `maxResumedEventIdsPerSpace` events (default 1,000), and of all records
+ * together at most `maxSpaceEventIds`, the earliest resumed forgotten first.
+ * A retry comes soon after its first copy, so the newest ids are the ones that
+ * matter; memory stays bounded at twice `maxSpaceEventIds` ids in all.
  */
 export type TurnOutcome = Extract<RunEvent, { type: 'turn_ended' }>['outcome'];
 
@@ -43,14 +52,20 @@ export interface TurnSequencerOptions {
   maxEventIdsPerTurn?: number;
   /** Event ids of ended turns kept, all turns together (most recently ended turns first). Default 20,000. */
   maxEndedEventIds?: number;
-  /** Event ids of events outside a turn kept, all spaces together. Default 10,000. */
+  /**
+   * Event ids of events outside a turn kept, all spaces together. Default 10,000. As many again may be
+   * kept of the ids resumed from run records.
+   */
   maxSpaceEventIds?: number;
+  /** Of a space's run record, the ids of the newest this many events are resumed. Default 1,000. */
+  maxResumedEventIdsPerSpace?: number;
 }
 
 export const DEFAULT_MAX_ENDED_TURNS = 10_000;
 export const DEFAULT_MAX_EVENT_IDS_PER_TURN = 10_000;
 export const DEFAULT_MAX_ENDED_EVENT_IDS = 20_000;
 export const DEFAULT_MAX_SPACE_EVENT_IDS = 10_000;
+export const DEFAULT_MAX_RESUMED_EVENT_IDS_PER_SPACE = 1_000;
 
 const snapshotSchema = z.object({
   version: z.literal(1),
@@ -85,6 +100,7 @@ export class TurnSequencer {
   private readonly maxIdsPerTurn: number;
   private readonly maxEndedIds: number;
   private readonly maxSpaceIds: number;
+  private readonly maxResumedPerSpace: number;
   private readonly lastSeq = new Map<string, number>();
   /** Insertion order is end order, so the oldest ended turn is the first key. */
   private readonly ended = new Map<string, EndedTurn>();
@@ -93,8 +109,10 @@ export class TurnSequencer {
   /** Ids accepted by recently ended turns, oldest end first; `endedIdCount` in all. */
   private readonly endedIds = new Map<string, Ids>();
   private endedIdCount = 0;
-  /** `space \n eventId` of events outside a turn, oldest first. */
+  /** `space \n eventId` of events outside a turn accepted by this process, oldest first. */
   private readonly spaceIds: Ids = new Map();
+  /** `space \n eventId` of events outside a turn taken from run records, earliest resumed first. */
+  private readonly resumedSpaceIds: Ids = new Map();
   /** Spaces whose ids were resumed from the run record (or that needed none). */
   private readonly resumedSpaces = new Set<string>();
 
@@ -109,6 +127,10 @@ export class TurnSequencer {
       options.maxEndedEventIds ?? DEFAULT_MAX_ENDED_EVENT_IDS,
     );
     this.maxSpaceIds = positive('maxSpaceEventIds', options.maxSpaceEventIds ?? DEFAULT_MAX_SPACE_EVENT_IDS);
+    this.maxResumedPerSpace = positive(
+      'maxResumedEventIdsPerSpace',
+      options.maxResumedEventIdsPerSpace ?? DEFAULT_MAX_RESUMED_EVENT_IDS_PER_SPACE,
+    );
     this.now = options.now ?? Date.now;
   }
 
@@ -122,7 +144,7 @@ export class TurnSequencer {
     if (turnId === undefined) {
       const { seq: _hostSeq, ...rest } = event;
       const key = eventId === undefined ? undefined : `${event.space}\n${eventId}`;
-      const first = key === undefined ? undefined : this.spaceIds.get(key);
+      const first = key === undefined ? undefined : (this.spaceIds.get(key) ?? this.resumedSpaceIds.get(key));
       if (first !== undefined) return this.duplicate(rest as RunEvent, first, `space ${event.space}`);
       const at = event.at ?? this.now();
       if (key !== undefined) remember(this.spaceIds, key, { type: event.type, at }, this.maxSpaceIds);
@@ -186,15 +208,19 @@ export class TurnSequencer {
    * keeps them): the sequence continues after the highest `seq`, the events'
    * ids are known, and a record holding `turn_ended` leaves the turn ended.
    * Merges with what the turn already got in this process. An empty record
-   * opens the turn at seq 0.
+   * opens the turn at seq 0. An `inbound` the record holds (one sent with a
+   * `turnId`) is the space's, not the turn's: its id is resumed with its space,
+   * where an `inbound` is deduplicated.
    */
   resumeTurn(turnId: string, events: readonly RunEvent[]): void {
     let last = this.lastSeq.get(turnId) ?? 0;
     let end: EndedTurn | undefined;
     const ids: Ids = new Map();
     for (const event of events) {
-      // An `inbound` kept in a turn's record is the space's, not the turn's.
-      if (event.type === 'inbound') continue;
+      if (event.type === 'inbound') {
+        this.resumeSpaceIds(event.space, [event]);
+        continue;
+      }
       if (event.seq !== undefined) last = Math.max(last, event.seq);
       const accepted: Accepted = {
         type: event.type,
@@ -225,17 +251,32 @@ export class TurnSequencer {
     return this.resumedSpaces.has(space);
   }
 
-  /** Takes up the ids of a space's events outside a turn from its run record. */
+  /**
+   * Takes up the ids of a space's events outside a turn from its run record
+   * (oldest first, as the store keeps it): those of its newest
+   * `maxResumedEventIdsPerSpace` events, kept apart from (never evicting) the
+   * ids accepted by this process.
+   */
   resumeSpace(space: string, events: readonly RunEvent[]): void {
     this.resumedSpaces.add(space);
     if (this.resumedSpaces.size > this.maxSpaceIds) {
       this.resumedSpaces.delete(this.resumedSpaces.values().next().value as string);
     }
-    for (const event of events) {
+    this.resumeSpaceIds(space, events);
+  }
+
+  /** Remembers the ids of the newest `maxResumedPerSpace` of `events` (of `space`) as resumed ones. */
+  private resumeSpaceIds(space: string, events: readonly RunEvent[]): void {
+    const newest: [string, Accepted][] = [];
+    for (let i = events.length - 1; i >= 0 && newest.length < this.maxResumedPerSpace; i--) {
+      const event = events[i] as RunEvent;
       if (event.eventId === undefined || event.space !== space) continue;
-      const key = `${space}\n${event.eventId}`;
-      if (this.spaceIds.has(key)) continue;
-      remember(this.spaceIds, key, { type: event.type, at: event.at ?? 0 }, this.maxSpaceIds);
+      newest.push([`${space}\n${event.eventId}`, { type: event.type, at: event.at ?? 0 }]);
+    }
+    for (let i = newest.length - 1; i >= 0; i--) {
+      const [key, accepted] = newest[i] as [string, Accepted];
+      if (this.spaceIds.has(key) || this.resumedSpaceIds.has(key)) continue;
+      remember(this.resumedSpaceIds, key, accepted, this.maxSpaceIds);
     }
   }
 

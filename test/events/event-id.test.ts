@@ -238,12 +238,98 @@ describe('TurnSequencer: eventId', () => {
     });
   });
 
+  describe('resumed ids are bounded and never evict ids accepted by this process', () => {
+    const SPACE_B = 'slack:C0B';
+    const inboundIn = (space: string, eventId: string, at = 5) =>
+      ({ type: 'inbound', space, messageId: `m-${eventId}`, eventId, at }) as RunEvent;
+    const retry = (space: string, eventId: string) => ({ ...inboundIn(space, eventId), at: undefined });
+
+    it("a busy space's record resumed after a restart does not evict another space's recent ids", () => {
+      const seq = new TurnSequencer({ now: clock(), maxSpaceEventIds: 3 });
+      const a1 = ev('note', undefined, { text: 'n', eventId: 'a1' });
+      accepted(seq.stamp(a1));
+      seq.resumeSpace(
+        SPACE_B,
+        Array.from({ length: 10 }, (_, i) => inboundIn(SPACE_B, `b${i}`)),
+      );
+      expect(seq.stamp(a1)).toMatchObject({ ok: true, duplicate: true });
+      // B's newest resumed ids are known.
+      expect(seq.stamp(retry(SPACE_B, 'b9') as RunEvent)).toMatchObject({ ok: true, duplicate: true });
+    });
+
+    it('keeps only the newest maxResumedEventIdsPerSpace ids of a resumed record', () => {
+      const seq = new TurnSequencer({ now: clock(), maxResumedEventIdsPerSpace: 2 });
+      seq.resumeSpace(
+        SPACE_B,
+        ['b1', 'b2', 'b3'].map((id) => inboundIn(SPACE_B, id)),
+      );
+      expect(seq.stamp(retry(SPACE_B, 'b3') as RunEvent)).toMatchObject({ duplicate: true });
+      expect(seq.stamp(retry(SPACE_B, 'b2') as RunEvent)).toMatchObject({ duplicate: true });
+      expect(seq.stamp(retry(SPACE_B, 'b1') as RunEvent)).not.toHaveProperty('duplicate');
+    });
+
+    it('resumed ids of all spaces together are at most maxSpaceEventIds, the earliest resumed go first', () => {
+      const seq = new TurnSequencer({ now: clock(), maxSpaceEventIds: 3 });
+      const live = ['x1', 'x2', 'x3'].map((id) => inboundIn(SPACE, id));
+      for (const event of live) accepted(seq.stamp({ ...event, at: undefined } as RunEvent));
+      seq.resumeSpace(
+        SPACE_B,
+        ['b1', 'b2'].map((id) => inboundIn(SPACE_B, id)),
+      );
+      seq.resumeSpace(
+        'slack:C0C',
+        ['c1', 'c2'].map((id) => inboundIn('slack:C0C', id)),
+      );
+      // The three ids this process accepted were kept through both resumes.
+      for (const event of live)
+        expect(seq.stamp({ ...event, at: undefined } as RunEvent)).toMatchObject({ duplicate: true });
+      for (const id of ['b2', 'c1', 'c2'])
+        expect(seq.stamp(retry(id.startsWith('b') ? SPACE_B : 'slack:C0C', id) as RunEvent)).toMatchObject({
+          duplicate: true,
+        });
+      // b1, the earliest resumed, was forgotten (stamped last: a fresh id joins this process's ids).
+      expect(seq.stamp(retry(SPACE_B, 'b1') as RunEvent)).not.toHaveProperty('duplicate');
+    });
+
+    it('an id accepted here and also in the resumed record is answered with what this process gave it', () => {
+      const seq = new TurnSequencer({ now: clock(50) });
+      const first = accepted(seq.stamp(retry(SPACE_B, 'b1') as RunEvent));
+      seq.resumeSpace(SPACE_B, [inboundIn(SPACE_B, 'b1', 7)]);
+      expect(seq.stamp(retry(SPACE_B, 'b1') as RunEvent)).toEqual({
+        ok: true,
+        duplicate: true,
+        event: first,
+      });
+    });
+  });
+
+  it("resumeTurn: an inbound kept in a turn's record is registered with its space (where inbound is deduplicated)", () => {
+    const seq = new TurnSequencer({ now: clock() });
+    const anchor = { type: 'inbound', space: SPACE, turnId: 'T1', messageId: 'm', eventId: 'i1', at: 7 };
+    seq.resumeTurn('T1', [anchor as RunEvent, { ...note('T1', 'e1'), seq: 1, at: 8 } as RunEvent]);
+    expect(seq.stamp({ ...anchor, at: undefined } as RunEvent)).toEqual({
+      ok: true,
+      duplicate: true,
+      event: expect.objectContaining({ at: 7, eventId: 'i1' }),
+    });
+    // The same id on a turnless inbound of the space is the same event (one namespace per space).
+    expect(seq.stamp(ev('inbound', undefined, { messageId: 'm', eventId: 'i1' }))).toMatchObject({
+      duplicate: true,
+    });
+    // The space's own record is still to be read, and the turn's sequence is unchanged by the inbound.
+    expect(seq.knowsSpace(SPACE)).toBe(false);
+    expect(seq.lastSeqOf('T1')).toBe(1);
+  });
+
   it('rejects bad limits', () => {
     expect(() => new TurnSequencer({ maxEventIdsPerTurn: 0 })).toThrow(
       /maxEventIdsPerTurn must be a positive integer/,
     );
     expect(() => new TurnSequencer({ maxEndedEventIds: -1 })).toThrow(
       /maxEndedEventIds must be an integer ≥ 0/,
+    );
+    expect(() => new TurnSequencer({ maxResumedEventIdsPerSpace: 1.5 })).toThrow(
+      /maxResumedEventIdsPerSpace must be a positive integer, got 1.5/,
     );
   });
 });

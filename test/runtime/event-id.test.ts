@@ -247,6 +247,91 @@ describe('runtime.ingest with eventId across a restart (SQLite run record)', () 
   });
 });
 
+describe('runtime: ids resumed after a restart', () => {
+  const SPACE_B = 'gchat:spaces/BBBB';
+
+  it("a busy space's run record read after the restart does not make another space's retry apply twice", async () => {
+    const store = createMemoryStore();
+    // The previous process accepted 10,000 inbound events with ids in space B.
+    for (let i = 0; i < 10_000; i++) {
+      store.appendEvent({ type: 'inbound', space: SPACE_B, messageId: `m${i}`, eventId: `b${i}`, at: i });
+    }
+    const h = await startRuntime({ store });
+    const a1 = { type: 'note', space: SPACE, text: 'outside a turn', eventId: 'a1' };
+    expect(h.runtime.ingest(a1)).toMatchObject({ ok: true });
+    expect(
+      h.runtime.ingest({ type: 'inbound', space: SPACE_B, messageId: 'new', eventId: 'b-new' }),
+    ).toMatchObject({
+      ok: true,
+    });
+    expect(h.runtime.ingest(a1)).toMatchObject({ ok: true, duplicate: true });
+    // B's recent ids from before the restart are known too.
+    const b9999 = { type: 'inbound', space: SPACE_B, messageId: 'm9999', eventId: 'b9999' };
+    expect(h.runtime.ingest(b9999)).toMatchObject({ ok: true, duplicate: true });
+    expect((await store.events(`space:${SPACE}`)).map((e) => e.eventId)).toEqual(['a1']);
+    await h.runtime.stop();
+  });
+
+  /** A first runtime that got an inbound anchor with a turnId (kept in the turn's record) and the turn's start. */
+  async function anchoredTurn(path: string, clock: SimulatedClock, surface: MemorySurface, end: boolean) {
+    const first = await startRuntime({ clock, surface, store: openStore(path) });
+    const posted = surface.inbound({ space: SPACE, text: 'user message u1' });
+    const inbound = {
+      type: 'inbound',
+      space: SPACE,
+      turnId: 'T1',
+      messageId: posted.messageId,
+      threadId: posted.threadId,
+      ref: 'u1',
+      eventId: 'i1',
+    };
+    expect(first.runtime.ingest(inbound)).toMatchObject({ ok: true });
+    first.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1', eventId: 'e-start' });
+    if (end) first.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok', eventId: 'e-end' });
+    await first.advance(3000);
+    await first.runtime.sync();
+    await first.runtime.stop();
+    expect((await openStore(path).events('T1')).map((e) => e.eventId)[0]).toBe('i1');
+    return inbound;
+  }
+
+  it('an inbound with a turnId, its turn live at the restart: the retry is a duplicate', async () => {
+    const path = dbPath();
+    const clock = new SimulatedClock();
+    const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
+    const inbound = await anchoredTurn(path, clock, surface, false);
+    const second = await startRuntime({ clock, surface, store: openStore(path) });
+    expect(second.runtime.ingest(inbound)).toMatchObject({ ok: true, duplicate: true });
+    await second.runtime.sync();
+    expect((await second.store.events('T1')).filter((e) => e.type === 'inbound')).toHaveLength(1);
+    expect(await second.store.anchors(SPACE, 10)).toHaveLength(1);
+    await second.runtime.stop();
+  });
+
+  it('an inbound with a turnId, its turn ended before the restart: the retry is a duplicate', async () => {
+    const path = dbPath();
+    const clock = new SimulatedClock();
+    const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
+    const inbound = await anchoredTurn(path, clock, surface, true);
+    const second = await startRuntime({ clock, surface, store: openStore(path) });
+    expect(second.runtime.ingest(inbound)).toMatchObject({ ok: true, duplicate: true });
+    await second.runtime.sync();
+    expect(await second.store.anchors(SPACE, 10)).toHaveLength(1);
+    await second.runtime.stop();
+  });
+
+  it("the same when the space's record was read first (a turnless inbound came before the retry)", async () => {
+    const path = dbPath();
+    const clock = new SimulatedClock();
+    const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
+    const inbound = await anchoredTurn(path, clock, surface, true);
+    const second = await startRuntime({ clock, surface, store: openStore(path) });
+    second.send({ type: 'inbound', messageId: 'other', eventId: 'i2' });
+    expect(second.runtime.ingest(inbound)).toMatchObject({ ok: true, duplicate: true });
+    await second.runtime.stop();
+  });
+});
+
 describe('runtime: looking up the run record of an unknown turn', () => {
   it('happens once per turn in the first 10 minutes after the start, then no more (an unknown turn is new)', async () => {
     const memory = createMemoryStore();
