@@ -32,7 +32,7 @@ import type { RunEvent, RunEventType } from './schema.js';
  * turn's record holds, in `resumeTurn`) are kept apart from the ids accepted
  * by this process, so reading a busy space's record never evicts an id this
  * process accepted: of each record only the ids of its newest
- * `maxResumedEventIdsPerSpace` events (default 1,000), and of all records
+ * `maxResumedEventIdsPerSpace` events with one (default 1,000), and of all records
  * together at most `maxSpaceEventIds`, the earliest resumed forgotten first.
  * A retry comes soon after its first copy, so the newest ids are the ones that
  * matter; memory stays bounded at twice `maxSpaceEventIds` ids in all.
@@ -57,7 +57,7 @@ export interface TurnSequencerOptions {
    * kept of the ids resumed from run records.
    */
   maxSpaceEventIds?: number;
-  /** Of a space's run record, the ids of the newest this many events are resumed. Default 1,000. */
+  /** Of a space's run record, the ids of the newest this many events with one are resumed. Default 1,000. */
   maxResumedEventIdsPerSpace?: number;
 }
 
@@ -254,7 +254,7 @@ export class TurnSequencer {
   /**
    * Takes up the ids of a space's events outside a turn from its run record
    * (oldest first, as the store keeps it): those of its newest
-   * `maxResumedEventIdsPerSpace` events, kept apart from (never evicting) the
+   * `maxResumedEventIdsPerSpace` events that have one, kept apart from (never evicting) the
    * ids accepted by this process.
    */
   resumeSpace(space: string, events: readonly RunEvent[]): void {
