@@ -250,6 +250,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     unsynced ??= `store: ${what} failed: ${message}`;
     logger.error(`store: ${what} failed`, { error: message });
   };
+  /** A failed read (of a run record, for its eventIds) is logged; it does not make anything less durable. */
+  const readFailure = (what: string) => (error: unknown) =>
+    logger.error(`store: ${what} failed`, { error: error instanceof Error ? error.message : String(error) });
   const persist = (what: string, result: unknown) => {
     if (result instanceof Promise) result.catch(persistFailure(what));
   };
@@ -446,13 +449,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (record !== undefined) {
         sequencer.resumeSpace(space, []);
         if (record instanceof Promise) {
-          record.then((events) => sequencer.resumeSpace(space, events), persistFailure('events'));
+          record.then((events) => sequencer.resumeSpace(space, events), readFailure('events'));
         } else sequencer.resumeSpace(space, record);
       }
     }
     if (turnId !== undefined && !sequencer.knowsTurn(turnId) && clock.now() <= recallUntil) {
       const record = readRecord(turnId);
-      if (record instanceof Promise) record.catch(persistFailure('events'));
+      if (record instanceof Promise) record.catch(readFailure('events'));
       else if (record !== undefined && record.length > 0) sequencer.resumeTurn(turnId, record);
     }
   }
@@ -462,7 +465,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     try {
       return store.events(key);
     } catch (error) {
-      persistFailure('events')(error);
+      readFailure('events')(error);
       return undefined;
     }
   }
@@ -581,7 +584,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await store.flush?.();
       const failure = unsynced;
       unsynced = undefined;
-      if (failure !== undefined) throw new Error(`${failure} (since the last sync; not everything is durable)`);
+      if (failure !== undefined)
+        throw new Error(`${failure} (since the last sync; not everything is durable)`);
     },
     async finishedTurn(turnId) {
       const summary = await store.turnSummary(turnId);
