@@ -185,7 +185,14 @@ export const spaceMachine = setup({
     restoreTurns: () => {},
     restartTurn: (_, _params: { turnId: string; error: unknown }) => {},
     persistAnchor: (_, _params: { anchor: InboundAnchor }) => {},
-    forgetTurn: (_, _params: { turnId: string }) => {},
+    /**
+     * The space forgets a turn. `outcome` is given when that is at its
+     * `turn_ended` without an actor (crashed for good, or unknown here): the
+     * runtime completes what it keeps of a crashed turn.
+     */
+    forgetTurn: (_, _params: { turnId: string; outcome?: 'ok' | 'error' | 'stopped' }) => {},
+    /** A turn crashed for good (its actor is stopped, no restart left): the runtime finishes its live snapshot. */
+    reportCrashed: (_, _params: { turnId: string }) => {},
     /** Stamps the failure with the runtime clock's time: `withDeadLetter(context, output, now)`. */
     recordDeliveryFailure: (_, _params: { output: DeliveryOutput }) => {},
 
@@ -306,7 +313,13 @@ export const spaceMachine = setup({
                     : `turn_ended for unknown turn ${event.event.turnId}`,
                 }),
               },
-              { type: 'forgetTurn', params: ({ event }) => ({ turnId: event.event.turnId ?? '' }) },
+              {
+                type: 'forgetTurn',
+                params: ({ event }) => ({
+                  turnId: event.event.turnId ?? '',
+                  outcome: (event.event as { outcome: 'ok' | 'error' | 'stopped' }).outcome,
+                }),
+              },
               // A turn that crashed for good has a record (no actor, no slot): it goes with its end.
               { type: 'dropTurnRecord', params: ({ event }) => ({ turnId: event.event.turnId ?? '' }) },
             ],
@@ -421,6 +434,10 @@ export const spaceMachine = setup({
                   event: crashNote(context.space, turnOfChild(context, event.type) ?? ''),
                   reason: 'crashed',
                 }),
+              },
+              {
+                type: 'reportCrashed',
+                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
               },
               {
                 type: 'markCrashed',

@@ -213,6 +213,21 @@ function summaryOf(view: TurnView, endedAt: number): TurnSummary {
   };
 }
 
+/** What is known of a turn that crashed for good: its last persisted snapshot, if it had one. */
+function crashedView(turnId: string, space: string, persisted: unknown): TurnView {
+  const context = (persisted as { context?: Partial<TurnContext> } | undefined)?.context;
+  return {
+    turnId,
+    space,
+    state: 'crashed',
+    entries: context?.entryCount ?? 0,
+    logMessages: (context?.logMessages ?? []).map((m) => ({ ...m })),
+    degraded: true,
+    warnings: [...(context?.warnings ?? [])],
+    deadLetters: (context?.deadLetters ?? []).reduce((n, d) => n + d.entries.length, 0),
+  };
+}
+
 const fromSummary = (summary: TurnSummary): TurnView => ({
   turnId: summary.turnId,
   space: summary.space,
@@ -269,6 +284,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       now: () => clock.now(),
       snapshotOf: (turnId) => snapshots.get(turnId)?.snapshot,
       onWarning: (space, message) => logger.warn(message, { space }),
+      onTurnCrashed: (space, turnId) => finishCrashedTurn(space, turnId),
+      onTurnEndedWithoutActor: (_space, turnId, outcome) => endCrashedTurn(turnId, outcome),
     }),
   );
   const budgetLogic = budgetMachine.provide(createBudgetImplementations({ now: () => clock.now() }));
@@ -379,12 +396,62 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     } else if (snapshot.status === 'done' && snapshots.has(context.turnId)) {
       snapshots.delete(context.turnId);
       warned.delete(context.turnId);
-      const view = viewOf(snapshot);
-      recent.set(view.turnId, view);
-      if (recent.size > RECENT_SUMMARIES) recent.delete(recent.keys().next().value as string);
-      persist('finishTurn', store.finishTurn(summaryOf(view, clock.now())));
+      finishView(viewOf(snapshot));
     }
   };
+
+  /** A turn is finished: its summary is kept (recent ones in memory) and its live row goes. */
+  function finishView(view: TurnView): void {
+    recent.delete(view.turnId);
+    recent.set(view.turnId, view);
+    if (recent.size > RECENT_SUMMARIES) recent.delete(recent.keys().next().value as string);
+    persist('finishTurn', store.finishTurn(summaryOf(view, clock.now())));
+  }
+
+  /**
+   * Turns that crashed for good and have not ended yet. Such a turn has no
+   * actor any more (its later events go top-level), so nothing of it is live:
+   * it is finished in the store at once (state `crashed`, outcome null, its
+   * log messages as last persisted), so no restart brings it back as a live
+   * turn that can never end. Its `turn_ended` completes the summary.
+   */
+  const crashed = new Map<string, TurnView>();
+
+  function finishCrashedTurn(space: string, turnId: string): void {
+    const persisted = snapshots.get(turnId)?.snapshot;
+    snapshots.delete(turnId);
+    warned.delete(turnId);
+    const view = crashedView(turnId, space, persisted);
+    crashed.set(turnId, view);
+    finishView(view);
+  }
+
+  /**
+   * The `turn_ended` of a turn with no actor: one that crashed for good here
+   * (or before its space was restarted), or in an earlier process — then its
+   * summary is in the store, `crashed`. For another unknown turn, nothing.
+   */
+  function endCrashedTurn(turnId: string, outcome: string): void {
+    const ended = (view: TurnView) => finishView({ ...view, state: 'ended', outcome });
+    const known = crashed.get(turnId);
+    if (known) {
+      crashed.delete(turnId);
+      ended(known);
+      return;
+    }
+    let stored: ReturnType<TurnlogStore['turnSummary']>;
+    try {
+      stored = store.turnSummary(turnId);
+    } catch (error) {
+      persistFailure('turnSummary')(error);
+      return;
+    }
+    const complete = (summary: TurnSummary | undefined) => {
+      if (summary?.state === 'crashed') ended(fromSummary(summary));
+    };
+    if (stored instanceof Promise) stored.then(complete, persistFailure('turnSummary'));
+    else complete(stored);
+  }
 
   const root = createActor(machine, { clock, inspect: onInspect });
   root.subscribe({ error: (error) => logger.error('runtime actor failed', { error: String(error) }) });

@@ -34,6 +34,10 @@ export interface SpaceImplementationDeps extends TurnImplementationDeps {
   snapshotOf: (turnId: string) => Snapshot<unknown> | undefined;
   /** Warnings worth a log line (unknown turn, missing anchor, crashed turn …). */
   onWarning?: (space: string, message: string) => void;
+  /** A turn crashed for good: it has no actor any more (its log goes top-level until its `turn_ended`). */
+  onTurnCrashed?: (space: string, turnId: string) => void;
+  /** The `turn_ended` of a turn with no actor here (it crashed for good, or is unknown to this space). */
+  onTurnEndedWithoutActor?: (space: string, turnId: string, outcome: 'ok' | 'error' | 'stopped') => void;
 }
 
 export type SpaceImplementations = Parameters<typeof spaceMachine.provide>[0];
@@ -268,7 +272,11 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       persistAnchor: ({ context }, params) => {
         void deps.store?.saveAnchor(context.space, params.anchor);
       },
-      forgetTurn: () => {},
+      forgetTurn: ({ context }, params) => {
+        if (params.outcome !== undefined)
+          deps.onTurnEndedWithoutActor?.(context.space, params.turnId, params.outcome);
+      },
+      reportCrashed: ({ context }, params) => deps.onTurnCrashed?.(context.space, params.turnId),
       recordDeliveryFailure: assign(({ context }, params) => ({
         deadLetters: withDeadLetter(context, params.output, deps.now()),
       })),
