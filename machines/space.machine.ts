@@ -425,7 +425,7 @@ export const spaceMachine = setup({
               {
                 type: 'warn',
                 params: ({ event, context }) => ({
-                  message: `turn ${turnOfChild(context, event.type)} crashed repeatedly; its log continues top-level`,
+                  message: `turn ${turnOfChild(context, event.type)} crashed and could not be restarted; its log continues top-level`,
                 }),
               },
               {
@@ -489,6 +489,6 @@ function crashNote(space: string, turnId: string): RunEvent {
     space,
     turnId,
     level: 'warn',
-    text: `⚠️ The activity log of this turn stopped after repeated errors; its remaining activity is posted here.`,
+    text: `⚠️ The activity log of this turn stopped after an error it could not recover from; its remaining activity is posted here.`,
   };
 }

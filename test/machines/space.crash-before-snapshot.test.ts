@@ -66,7 +66,9 @@ describe('space supervision: a turn that crashes before its first snapshot', () 
     expect(context.turns.EARLY).toMatchObject({ mode: 'crashed', slot: null, restarts: 0 });
     expect(context.turnSlots).toEqual([]);
     expect(s.space.getSnapshot().children['turn:0']).toBeUndefined();
-    expect(context.warnings).toEqual(['turn EARLY crashed repeatedly; its log continues top-level']);
+    expect(context.warnings).toEqual([
+      'turn EARLY crashed and could not be restarted; its log continues top-level',
+    ]);
     expect(s.warnings.filter((w) => w.includes('restarting'))).toEqual([]);
 
     // The crash note and the turn's later entries go top-level; the next turn takes the freed slot.
@@ -81,7 +83,7 @@ describe('space supervision: a turn that crashes before its first snapshot', () 
     const topLevel = s.surface.calls
       .filter((c) => c.op === 'create' && c.thread === null)
       .map((c) => c.text ?? '');
-    expect(topLevel.some((t) => t.includes('stopped after repeated errors'))).toBe(true);
+    expect(topLevel.some((t) => t.includes('stopped after an error it could not recover from'))).toBe(true);
     expect(topLevel.some((t) => t.includes('StillLogged'))).toBe(true);
     expect(s.space.getSnapshot().context.turns.NEXT).toMatchObject({ mode: 'live', slot: 0 });
 

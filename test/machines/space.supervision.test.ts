@@ -104,7 +104,7 @@ describe('space supervision', () => {
     expect(s.space.getSnapshot().children['turn:0']).toBeUndefined();
     expect(s.space.getSnapshot().context.turnSlots).toEqual([null, 'OK']);
     expect(s.space.getSnapshot().context.warnings).toEqual([
-      'turn CRASHY crashed repeatedly; its log continues top-level',
+      'turn CRASHY crashed and could not be restarted; its log continues top-level',
     ]);
     // The visible note, then the turn's further entries, go top-level.
     s.send({ type: 'tool_call', turnId: 'CRASHY', callId: 'after', tool: 'StillLogged' });
@@ -112,7 +112,7 @@ describe('space supervision', () => {
     const topLevel = s.surface.calls
       .filter((c) => c.op === 'create' && c.thread === null)
       .map((c) => c.text ?? '');
-    expect(topLevel[0]).toContain('stopped after repeated errors');
+    expect(topLevel[0]).toContain('stopped after an error it could not recover from');
     expect(topLevel[1]).toContain('StillLogged');
     // The sibling turn was never touched.
     s.send({ type: 'tool_call', turnId: 'OK', callId: 'fine', tool: 'Read' });
