@@ -443,13 +443,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     try {
       stored = store.turnSummary(turnId);
     } catch (error) {
-      persistFailure('turnSummary')(error);
+      readFailure('turnSummary')(error);
       return;
     }
     const complete = (summary: TurnSummary | undefined) => {
       if (summary?.state === 'crashed') ended(fromSummary(summary));
     };
-    if (stored instanceof Promise) stored.then(complete, persistFailure('turnSummary'));
+    if (stored instanceof Promise) stored.then(complete, readFailure('turnSummary'));
     else complete(stored);
   }
 
