@@ -423,6 +423,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     warned.delete(turnId);
     const view = crashedView(turnId, space, persisted);
     crashed.set(turnId, view);
+    // Bounded: a crashed turn that never ends is forgotten here first; its summary stays in the store.
+    if (crashed.size > RECENT_SUMMARIES) crashed.delete(crashed.keys().next().value as string);
     finishView(view);
   }
 
