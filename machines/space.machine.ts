@@ -95,6 +95,8 @@ export type SpaceEvent =
   | { type: 'space.restore'; turns: { turnId: string; record: RestoredTurnRecord; snapshot: unknown }[] }
   /** Per-space settings changed at run time (the HTTP API): applies to events from now on. */
   | { type: 'space.configure'; threadsDisabled?: boolean; dm?: boolean }
+  /** The run-time settings cleared: the space's routing is the config's again. */
+  | { type: 'space.reset'; routing: SpaceRoutingConfig }
   | { type: `xstate.done.actor.${string}`; output?: unknown }
   | { type: `xstate.error.actor.${string}`; error?: unknown };
 
@@ -198,6 +200,9 @@ export const spaceMachine = setup({
 
     configure: assign(({ context }, params: { threadsDisabled?: boolean; dm?: boolean }) => ({
       settings: { ...context.settings, routing: { ...context.settings.routing, ...params } },
+    })),
+    resetRouting: assign(({ context }, params: { routing: SpaceRoutingConfig }) => ({
+      settings: { ...context.settings, routing: params.routing },
     })),
     recordInbound: assign(({ context }, params: { anchor: InboundAnchor }) => ({
       anchors: [...context.anchors, params.anchor].slice(-context.settings.anchorCapacity),
@@ -352,6 +357,9 @@ export const spaceMachine = setup({
           // Dropped: the event stays in the run record (the store), nothing is posted.
         ],
         'space.restore': { actions: 'restoreTurns' },
+        'space.reset': {
+          actions: { type: 'resetRouting', params: ({ event }) => ({ routing: event.routing }) },
+        },
         'space.configure': {
           actions: {
             type: 'configure',

@@ -117,6 +117,11 @@ export interface Runtime {
   configureSpace(space: string, settings: SpaceOverrides): SpaceOverrides;
   /** A space's own settings (config plus run-time changes). */
   spaceSettings(space: string): SpaceOverrides;
+  /**
+   * Clears a space's run-time settings (and forgets them in the store): its
+   * settings are the config's again, for events from now on.
+   */
+  resetSpace(space: string): SpaceOverrides;
   /** Resolves once the turns persisted by an earlier runtime are restored. */
   readonly ready: Promise<void>;
   /**
@@ -648,6 +653,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return ownSettings(space);
     },
     spaceSettings: ownSettings,
+    resetSpace(space) {
+      platformOf(space);
+      persist('saveSpaceSettings', store.saveSpaceSettings(space, {}));
+      overrides.delete(space);
+      root.getSnapshot().children[spaceChildId(space)]?.send({
+        type: 'space.reset',
+        routing: spaceSettingsFor(config, space).routing,
+      });
+      return ownSettings(space);
+    },
     async sync() {
       await ready;
       await store.flush?.();

@@ -27,6 +27,7 @@ HTTP API:
                          accepted, 401 bad or missing token, 413 over ingest.bodyLimitBytes, 415
   GET  /v1/turns/:turnId the turn's state; 404 for an unknown turn
   GET|PUT /v1/spaces/:space  a space's own settings {"threadsDisabled"?, "dm"?}, changed at run time
+  DELETE /v1/spaces/:space   clears them (the config applies again)
   GET  /healthz          200 {"ok": true} when every surface is ready, else 503
 With ingest.token set, /v1/* needs "Authorization: Bearer <token>".
 Secrets in the config may be given as "env:NAME".

@@ -6,7 +6,7 @@
  *
  *   POST /v1/events       NDJSON / JSON array / JSON object → 202 {accepted, rejected, duplicates}
  *   GET  /v1/turns/:id    the turn's view, live or finished → 200 | 404
- *   GET|PUT /v1/spaces/:space  a space's own settings ({threadsDisabled?, dm?}) → 200 | 400
+ *   GET|PUT /v1/spaces/:space  a space's own settings ({threadsDisabled?, dm?}) → 200 | 400; DELETE clears them
  *   GET  /healthz         200 {ok: true} when every surface is ready, else 503
  */
 import { once } from 'node:events';
@@ -26,7 +26,10 @@ import { bodyFormatOf, ingestBody, JSON_TYPE, NDJSON_TYPES } from './ingest-body
 import { loggableError } from './logger.js';
 
 export interface IngestServerOptions {
-  runtime: Pick<Runtime, 'ingest' | 'sync' | 'turn' | 'finishedTurn' | 'configureSpace' | 'spaceSettings'>;
+  runtime: Pick<
+    Runtime,
+    'ingest' | 'sync' | 'turn' | 'finishedTurn' | 'configureSpace' | 'spaceSettings' | 'resetSpace'
+  >;
   /** The configured surfaces, for `/healthz`. */
   surfaces: Partial<Record<Platform, ChatSurface>>;
   host: string;
@@ -153,7 +156,7 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     sendJson(response, 200, view);
   }
 
-  /** `GET|PUT /v1/spaces/:space`: a space's own settings, changed at run time (threads off/on, DM). */
+  /** `GET|PUT|DELETE /v1/spaces/:space`: a space's own settings, changed at run time (threads off/on, DM) or cleared. */
   async function spaceSettings(
     request: IncomingMessage,
     encoded: string,
@@ -170,6 +173,11 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
       throw new HttpProblem(400, `space "${space}": ${valid.error.issues[0]?.message ?? 'invalid'}`);
     if (request.method === 'GET') {
       sendJson(response, 200, { space, ...runtime.spaceSettings(space) });
+      return;
+    }
+    if (request.method === 'DELETE') {
+      logger.info({ space }, 'space settings cleared');
+      sendJson(response, 200, { space, ...runtime.resetSpace(space) });
       return;
     }
     const read = await readBodyWithin(request, options.bodyLimitBytes);
@@ -223,7 +231,7 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
       return getTurn(turn[1] as string, response);
     }
     if (space !== null) {
-      allow(method, ['GET', 'PUT']);
+      allow(method, ['GET', 'PUT', 'DELETE']);
       return spaceSettings(request, space[1] as string, response);
     }
     allow(method, ['POST']);

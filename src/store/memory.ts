@@ -94,7 +94,10 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
     deadLetters: (limit = max.deadLetters) => dead.slice(-limit),
     recordPost: (clientId, message) => setBounded(posts, clientId, message, max.posts),
     lookupPost: (clientId) => posts.get(clientId),
-    saveSpaceSettings: (space, saved) => void settings.set(space, { ...saved }),
+    saveSpaceSettings: (space, saved) => {
+      if (Object.keys(saved).length === 0) settings.delete(space);
+      else settings.set(space, { ...saved });
+    },
     spaceSettings: () => Object.fromEntries([...settings].map(([space, saved]) => [space, { ...saved }])),
     close: () => {},
   };

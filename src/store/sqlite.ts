@@ -325,7 +325,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return row ? refOf(row) : undefined;
     }),
     saveSpaceSettings: guarded('saveSpaceSettings', (space: string, settings: StoredSpaceSettings) => {
-      s.upsertSpaceSettings.run(space, JSON.stringify(settings));
+      if (Object.keys(settings).length === 0) s.deleteSpaceSettings.run(space);
+      else s.upsertSpaceSettings.run(space, JSON.stringify(settings));
     }),
     spaceSettings: guarded('spaceSettings', () =>
       Object.fromEntries(
@@ -429,6 +430,7 @@ function prepareStatements(db: Database.Database) {
     upsertSpaceSettings: db.prepare(
       'INSERT INTO space_settings (space, settings) VALUES (?, ?) ON CONFLICT (space) DO UPDATE SET settings = excluded.settings',
     ),
+    deleteSpaceSettings: db.prepare('DELETE FROM space_settings WHERE space = ?'),
     selectSpaceSettings: db.prepare('SELECT space, settings FROM space_settings ORDER BY space'),
     count: {
       turn_summaries: db.prepare('SELECT count(*) AS n FROM turn_summaries'),

@@ -79,7 +79,7 @@ export interface TurnlogStore {
   recordPost(clientId: string, message: PostedMessage): MaybePromise<void>;
   lookupPost(clientId: string): MaybePromise<PostedMessage | undefined>;
 
-  /** Saves a space's run-time settings, replacing what was saved for it. */
+  /** Saves a space's run-time settings, replacing what was saved for it; `{}` forgets them. */
   saveSpaceSettings(space: string, settings: StoredSpaceSettings): MaybePromise<void>;
   /** Every space's saved run-time settings, keyed by space. */
   spaceSettings(): MaybePromise<Record<string, StoredSpaceSettings>>;

@@ -29,6 +29,14 @@ afterEach(async () => {
 const dir = mkdtempSync(join(tmpdir(), 'turnlog-spaces-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+async function deleteSpace(url: string, space: string, token = TOKEN) {
+  const response = await fetch(`${url}/v1/spaces/${encodeURIComponent(space)}`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
 async function putSpace(url: string, space: string, body: unknown, token = TOKEN) {
   const response = await fetch(`${url}/v1/spaces/${encodeURIComponent(space)}`, {
     method: 'PUT',
@@ -101,6 +109,53 @@ describe('PUT /v1/spaces/:space', () => {
       serve = undefined;
       store.close();
     }
+  });
+
+  it('DELETE clears the run-time settings: the config applies again, also after a restart', async () => {
+    const path = join(dir, 'reset.sqlite');
+    const config = { spaces: { [SPACE]: { dm: false } } };
+    const firstStore = createSqliteStore({ path });
+    serve = await startTestServe({ ingest: { token: TOKEN }, config, store: firstStore });
+    expect((await putSpace(serve.url, SPACE, { threadsDisabled: true })).json).toEqual({
+      space: SPACE,
+      dm: false,
+      threadsDisabled: true,
+    });
+    expect(await deleteSpace(serve.url, SPACE)).toEqual({ status: 200, json: { space: SPACE, dm: false } });
+    expect((await deleteSpace(serve.url, SPACE, 'wrong')).status).toBe(401);
+    await serve.close();
+    serve = undefined;
+    firstStore.close();
+
+    const store = createSqliteStore({ path });
+    try {
+      serve = await startTestServe({ ingest: { token: TOKEN }, config, store });
+      expect((await getJson(serve.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({
+        space: SPACE,
+        dm: false,
+      });
+      // Threads are on again: the log goes into the user's thread.
+      expect((await firstLogPost(serve)).thread).not.toBeNull();
+    } finally {
+      await serve?.close();
+      serve = undefined;
+      store.close();
+    }
+  });
+
+  it('DELETE applies to a space that is already running: its next turn is threaded again', async () => {
+    serve = await startTestServe({ ingest: { token: TOKEN } });
+    await putSpace(serve.url, SPACE, { threadsDisabled: true });
+    // The space is running (an event reached it) with threads off, then its settings are cleared.
+    await postEvents(
+      serve.url,
+      ndjson({ type: 'inbound', space: SPACE, messageId: 'spaces/AAAA/messages/x' }),
+      {
+        token: TOKEN,
+      },
+    );
+    expect((await deleteSpace(serve.url, SPACE)).json).toEqual({ space: SPACE });
+    expect((await firstLogPost(serve)).thread).not.toBeNull();
   });
 
   it('refuses a bad space, a bad body and a missing token with errors that say what is wrong', async () => {

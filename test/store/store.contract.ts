@@ -278,6 +278,14 @@ export function describeStoreContract(name: string, createStore: StoreFactory): 
         });
       });
 
+      it('forgets a space’s settings when `{}` is saved for it', async () => {
+        const store = open();
+        await store.saveSpaceSettings(SPACE, { threadsDisabled: true });
+        await store.saveSpaceSettings(OTHER_SPACE, { dm: true });
+        await store.saveSpaceSettings(SPACE, {});
+        expect(await store.spaceSettings()).toStrictEqual({ [OTHER_SPACE]: { dm: true } });
+      });
+
       it('keeps a copy: changing the saved object afterwards changes nothing', async () => {
         const store = open();
         const settings = { threadsDisabled: true };
