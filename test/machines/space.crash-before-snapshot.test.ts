@@ -9,52 +9,11 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { createActor, enqueueActions, SimulatedClock, type Snapshot } from 'xstate';
-import { spaceMachine } from '../../machines/space.machine.js';
-import { resolveConfig } from '../../src/config.js';
-import { restorable } from '../../src/runtime/restorable.js';
-import { createSpaceImplementations } from '../../src/runtime/space.implementations.js';
-import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
-import { spaceSettingsFor } from '../../src/runtime.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { startCrashingSpace } from './space.helpers.js';
 import { SPACE, settle } from './turn.helpers.js';
 
 /** A space whose turn EARLY throws in the entry action of its first state (a proactive turn's `heading`). */
-function startSpace() {
-  const clock = new SimulatedClock();
-  const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
-  // The runtime keeps only snapshots of active turns; EARLY never has one.
-  const snapshots = new Map<string, Snapshot<unknown>>();
-  const warnings: string[] = [];
-  const deps = {
-    surfaces: surface,
-    budget: 'unlimited' as const,
-    format: { maxToolPreview: 400, timeZone: 'UTC' },
-    now: () => clock.now(),
-    snapshotOf: (turnId: string) => snapshots.get(turnId),
-    onWarning: (_space: string, message: string) => warnings.push(message),
-  };
-  const implementations = createSpaceImplementations(deps);
-  const turnLogic = provideTurnMachine(deps).provide({
-    actions: {
-      nextOrdinal: enqueueActions(({ context, enqueue }) => {
-        if (context.turnId === 'EARLY') throw new Error('bug in the entry action');
-        enqueue.assign({ ordinal: context.ordinal + 1 });
-      }),
-    },
-  });
-  const space = createActor(
-    spaceMachine.provide({
-      ...implementations,
-      actors: { ...implementations.actors, turn: restorable(turnLogic) },
-    }),
-    { clock, input: { space: SPACE, settings: spaceSettingsFor(resolveConfig({}), SPACE) } },
-  ).start();
-  let seq = 0;
-  const send = (event: Record<string, unknown>) =>
-    space.send({ type: 'space.event', event: { space: SPACE, seq: ++seq, ...event } as never });
-  return { surface, space, send, warnings };
-}
+const startSpace = () => startCrashingSpace('EARLY', 'bug in the entry action');
 
 describe('space supervision: a turn that crashes before its first snapshot', () => {
   it('is not "restarted" from a snapshot it does not have: its child is stopped, its slot freed, the crash noted', async () => {

@@ -7,70 +7,11 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import {
-  type AnyActorRef,
-  type AnyMachineSnapshot,
-  createActor,
-  enqueueActions,
-  SimulatedClock,
-  type Snapshot,
-} from 'xstate';
-import { spaceMachine } from '../../machines/space.machine.js';
-import type { TurnContext } from '../../machines/turn.machine.js';
-import { resolveConfig } from '../../src/config.js';
-import { restorable } from '../../src/runtime/restorable.js';
-import { createSpaceImplementations } from '../../src/runtime/space.implementations.js';
-import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
-import { spaceSettingsFor } from '../../src/runtime.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import type { AnyActorRef, AnyMachineSnapshot } from 'xstate';
+import { startCrashingSpace } from './space.helpers.js';
 import { SPACE, settle } from './turn.helpers.js';
 
-function startSpace() {
-  const clock = new SimulatedClock();
-  const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
-  const snapshots = new Map<string, Snapshot<unknown>>();
-  const warnings: string[] = [];
-  const deps = {
-    surfaces: surface,
-    budget: 'unlimited' as const,
-    format: { maxToolPreview: 400, timeZone: 'UTC' },
-    now: () => clock.now(),
-    snapshotOf: (turnId: string) => snapshots.get(turnId),
-    onWarning: (_space: string, message: string) => warnings.push(message),
-  };
-  const implementations = createSpaceImplementations(deps);
-  // A bug in an action crashes the turn actor: turn CRASHY throws whenever it opens a log message.
-  const turnLogic = provideTurnMachine(deps).provide({
-    actions: {
-      nextOrdinal: enqueueActions(({ context, enqueue }) => {
-        if (context.turnId === 'CRASHY') throw new Error(`bug while posting for ${context.turnId}`);
-        enqueue.assign({ ordinal: context.ordinal + 1 });
-      }),
-    },
-  });
-  const space = createActor(
-    spaceMachine.provide({
-      ...implementations,
-      actors: { ...implementations.actors, turn: restorable(turnLogic) },
-    }),
-    {
-      clock,
-      input: { space: SPACE, settings: spaceSettingsFor(resolveConfig({}), SPACE) },
-      inspect: (event) => {
-        const ref = event.actorRef as AnyActorRef;
-        if (event.type === '@xstate.snapshot' && ref.id.startsWith('turn:')) {
-          const snap = event.snapshot as AnyMachineSnapshot;
-          const { turnId } = snap.context as TurnContext;
-          if (snap.status === 'active') snapshots.set(turnId, ref.getPersistedSnapshot());
-        }
-      },
-    },
-  ).start();
-  const send = (event: Record<string, unknown>) =>
-    space.send({ type: 'space.event', event: { space: SPACE, seq: ++seq, ...event } as never });
-  let seq = 0;
-  return { clock, surface, space, send, warnings };
-}
+const startSpace = () => startCrashingSpace('CRASHY', 'bug while posting for CRASHY');
 
 describe('space supervision', () => {
   it('restarts a crashed turn from its snapshot 3 times, then degrades its log to top-level with a note', async () => {
