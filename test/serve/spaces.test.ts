@@ -69,6 +69,27 @@ async function firstLogPost(running: TestServe) {
   return creates()[0] as (typeof running.surface.calls)[number];
 }
 
+let databases = 0;
+/** `before` on a serve with a fresh SQLite file, then `after` on a new serve (same config) on the same file. */
+async function acrossRestart(
+  config: Record<string, unknown>,
+  before: (running: TestServe) => Promise<void>,
+  after: (running: TestServe) => Promise<void>,
+): Promise<void> {
+  const path = join(dir, `restart-${++databases}.sqlite`);
+  for (const step of [before, after]) {
+    const store = createSqliteStore({ path });
+    try {
+      serve = await startTestServe({ ingest: { token: TOKEN }, config, store });
+      await step(serve);
+    } finally {
+      await serve?.close();
+      serve = undefined;
+      store.close();
+    }
+  }
+}
+
 describe('PUT /v1/spaces/:space', () => {
   it('turns threads off for one space: its log lines go top-level from then on', async () => {
     serve = await startTestServe({ ingest: { token: TOKEN } });
@@ -87,60 +108,45 @@ describe('PUT /v1/spaces/:space', () => {
   });
 
   it('keeps the settings across a restart on the same SQLite file, over the config', async () => {
-    const path = join(dir, 'restart.sqlite');
-    const config = { spaces: { [SPACE]: { threadsDisabled: false } } };
-    const firstStore = createSqliteStore({ path });
-    serve = await startTestServe({ ingest: { token: TOKEN }, config, store: firstStore });
-    expect((await putSpace(serve.url, SPACE, { threadsDisabled: true })).status).toBe(200);
-    await serve.close();
-    serve = undefined;
-    firstStore.close();
-
-    const store = createSqliteStore({ path });
-    try {
-      serve = await startTestServe({ ingest: { token: TOKEN }, config, store });
-      expect((await getJson(serve.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({
-        space: SPACE,
-        threadsDisabled: true,
-      });
-      expect((await firstLogPost(serve)).thread).toBeNull();
-    } finally {
-      await serve?.close();
-      serve = undefined;
-      store.close();
-    }
+    await acrossRestart(
+      { spaces: { [SPACE]: { threadsDisabled: false } } },
+      async (running) => {
+        expect((await putSpace(running.url, SPACE, { threadsDisabled: true })).status).toBe(200);
+      },
+      async (running) => {
+        expect((await getJson(running.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({
+          space: SPACE,
+          threadsDisabled: true,
+        });
+        expect((await firstLogPost(running)).thread).toBeNull();
+      },
+    );
   });
 
   it('DELETE clears the run-time settings: the config applies again, also after a restart', async () => {
-    const path = join(dir, 'reset.sqlite');
-    const config = { spaces: { [SPACE]: { dm: false } } };
-    const firstStore = createSqliteStore({ path });
-    serve = await startTestServe({ ingest: { token: TOKEN }, config, store: firstStore });
-    expect((await putSpace(serve.url, SPACE, { threadsDisabled: true })).json).toEqual({
-      space: SPACE,
-      dm: false,
-      threadsDisabled: true,
-    });
-    expect(await deleteSpace(serve.url, SPACE)).toEqual({ status: 200, json: { space: SPACE, dm: false } });
-    expect((await deleteSpace(serve.url, SPACE, 'wrong')).status).toBe(401);
-    await serve.close();
-    serve = undefined;
-    firstStore.close();
-
-    const store = createSqliteStore({ path });
-    try {
-      serve = await startTestServe({ ingest: { token: TOKEN }, config, store });
-      expect((await getJson(serve.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({
-        space: SPACE,
-        dm: false,
-      });
-      // Threads are on again: the log goes into the user's thread.
-      expect((await firstLogPost(serve)).thread).not.toBeNull();
-    } finally {
-      await serve?.close();
-      serve = undefined;
-      store.close();
-    }
+    await acrossRestart(
+      { spaces: { [SPACE]: { dm: false } } },
+      async (running) => {
+        expect((await putSpace(running.url, SPACE, { threadsDisabled: true })).json).toEqual({
+          space: SPACE,
+          dm: false,
+          threadsDisabled: true,
+        });
+        expect(await deleteSpace(running.url, SPACE)).toEqual({
+          status: 200,
+          json: { space: SPACE, dm: false },
+        });
+        expect((await deleteSpace(running.url, SPACE, 'wrong')).status).toBe(401);
+      },
+      async (running) => {
+        expect((await getJson(running.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({
+          space: SPACE,
+          dm: false,
+        });
+        // Threads are on again: the log goes into the user's thread.
+        expect((await firstLogPost(running)).thread).not.toBeNull();
+      },
+    );
   });
 
   it('DELETE applies to a space that is already running: its next turn is threaded again', async () => {
