@@ -10,6 +10,7 @@ import type { BudgetReplyEvent } from '../../machines/budget.protocol.js';
 import type { RefusalReason } from '../budget/bucket.js';
 import type { BudgetConfig, BudgetInput } from '../budget/config.js';
 import { createBudgetImplementations } from '../budget/implementations.js';
+import { watchTimers } from './timers.js';
 
 export type BudgetTraceEntry =
   | { kind: 'progress'; at: number; cardId: string; channel: string }
@@ -91,18 +92,7 @@ export function createBudgetDriver(input: BudgetInput): BudgetDriver {
     recorders.set(cardId, recorder);
     return recorder;
   };
-  // The system stamps timers with the wall clock, so the simulated time each
-  // one was set at is noted the first time it is seen (after every step).
-  const timerSetAt = new WeakMap<object, number>();
-  const scheduledTimers = () => Object.values(actor.system.getSnapshot()._scheduledEvents);
-  const noteTimers = (): void => {
-    for (const timer of scheduledTimers()) if (!timerSetAt.has(timer)) timerSetAt.set(timer, clock.now());
-  };
-  const nextTimerAt = (): number | null => {
-    const timers = scheduledTimers();
-    if (timers.length === 0) return null;
-    return Math.min(...timers.map((timer) => (timerSetAt.get(timer) ?? clock.now()) + timer.delay));
-  };
+  const { noteTimers, nextTimerAt } = watchTimers(actor, clock);
   const step = (ms: number): void => {
     clock.increment(ms);
     noteTimers();

@@ -41,6 +41,7 @@ import { createMemoryStore } from '../store/memory.js';
 import { createMemorySurface, MEMORY_SURFACE_CAPABILITIES, type MemorySurface } from '../surfaces/memory.js';
 import type { ChatSurface, SurfaceCapabilities } from '../surfaces/surface.js';
 import type { TurnLogEntry } from '../turnlog/types.js';
+import { watchTimers } from './timers.js';
 
 /** How the platform answers a call: `ok` lets it do what it does (a deleted message still answers 404). */
 export type CallResult = 'ok' | 'not-found' | 'rate-limited' | 'transient';
@@ -367,18 +368,7 @@ function driveTurn(
   actor.start();
   spawnTurn(input);
 
-  // The system stamps timers with the wall clock, so the simulated time each
-  // one was set at is noted the first time it is seen (after every step).
-  const timerSetAt = new WeakMap<object, number>();
-  const scheduledTimers = () => Object.values(actor.system.getSnapshot()._scheduledEvents);
-  const noteTimers = (): void => {
-    for (const timer of scheduledTimers()) if (!timerSetAt.has(timer)) timerSetAt.set(timer, clock.now());
-  };
-  const nextTimerAt = (): number | null => {
-    const timers = scheduledTimers();
-    if (timers.length === 0) return null;
-    return Math.min(...timers.map((timer) => (timerSetAt.get(timer) ?? clock.now()) + timer.delay));
-  };
+  const { noteTimers, nextTimerAt } = watchTimers(actor, clock);
   const settled = async (): Promise<void> => {
     await settle();
     noteTimers();
