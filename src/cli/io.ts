@@ -10,3 +10,13 @@ export interface CliIo {
 export class CliError extends Error {
   override readonly name = 'CliError';
 }
+
+/** The real process: stdout, stderr, and SIGINT/SIGTERM. */
+export const processIo: CliIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  onSignal: (handler) => {
+    process.once('SIGINT', handler);
+    process.once('SIGTERM', handler);
+  },
+};

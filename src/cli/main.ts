@@ -3,7 +3,7 @@
 import { runVizCommand } from '../viz/cli.js';
 import { runDemoCommand } from './demo.js';
 import { runEmulate } from './emulate.js';
-import { CliError, type CliIo } from './io.js';
+import { CliError, type CliIo, processIo } from './io.js';
 import { runReplay } from './replay.js';
 import { runServe } from './serve.js';
 
@@ -58,16 +58,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-const io: CliIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  onSignal: (handler) => {
-    process.once('SIGINT', handler);
-    process.once('SIGTERM', handler);
-  },
-};
-
-main(process.argv.slice(2), io).then(
+main(process.argv.slice(2), processIo).then(
   (code) => {
     if (code !== 0) process.exitCode = code;
   },
