@@ -9,22 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createMemoryStore } from '../../src/store/memory.js';
 import { createMemorySurface } from '../../src/surfaces/memory.js';
-import { SPACE, startRuntime } from './runtime.helpers.js';
+import { firstProcessWithPendingEntry, SPACE, startRuntime } from './runtime.helpers.js';
 
 describe('runtime restore from the store', () => {
   it('keeps editing the same log message after a restart, with every entry', async () => {
     const clock = new SimulatedClock();
     const store = createMemoryStore();
     const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
-    const first = await startRuntime({ clock, store, surface });
-    const root = first.userMessage('u1');
-    first.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
-    first.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read', input: { path: 'one.ts' } });
-    await first.advance(100);
     // Pending when the process goes away: an entry waiting in the debounce window.
-    first.send({ type: 'tool_call', turnId: 'T1', callId: 'c2', tool: 'Read', input: { path: 'two.ts' } });
-    await first.advance(100);
-    await first.runtime.stop();
+    const root = await firstProcessWithPendingEntry({ clock, store, surface });
     expect((await store.liveTurns()).map((t) => t.turnId)).toEqual(['T1']);
 
     const second = await startRuntime({ clock, store, surface });

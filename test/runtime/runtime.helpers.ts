@@ -81,3 +81,21 @@ export async function startRuntime(
     },
   };
 }
+
+/**
+ * The first process of a restart test: turn T1 in reply to `u1`, its log posted with one entry and a
+ * second entry waiting in the debounce window when the runtime stops. Resolves with the user message.
+ */
+export async function firstProcessWithPendingEntry(
+  opts: Parameters<typeof startRuntime>[0],
+): Promise<{ messageId: string; threadId: string }> {
+  const first = await startRuntime(opts);
+  const root = first.userMessage('u1');
+  first.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
+  first.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read', input: { path: 'one.ts' } });
+  await first.advance(100);
+  first.send({ type: 'tool_call', turnId: 'T1', callId: 'c2', tool: 'Read', input: { path: 'two.ts' } });
+  await first.advance(100);
+  await first.runtime.stop();
+  return root;
+}

@@ -5,7 +5,7 @@
  * spec's number and title.
  */
 import { describe, expect, it } from 'vitest';
-import { SPACE, settle, startRuntime } from './runtime.helpers.js';
+import { type Harness, SPACE, settle, startRuntime } from './runtime.helpers.js';
 
 const ok = <T extends { status: number }>(calls: T[]): T[] => calls.filter((c) => c.status < 300);
 
@@ -333,18 +333,17 @@ describe('runtime: anchors, unknown turns, many turns', () => {
   });
 });
 
+/** A proactive turn: a title and no root, one tool call, its end. */
+function runNightlyAudit(h: Harness): void {
+  h.send({ type: 'turn_started', turnId: 'CRON', title: 'Nightly dependency audit' });
+  h.send({ type: 'tool_call', turnId: 'CRON', callId: 'c1', tool: 'Bash', input: { command: 'npm audit' } });
+  h.send({ type: 'turn_ended', turnId: 'CRON', outcome: 'ok' });
+}
+
 describe('proactive turns (the spec’s deferred cron item)', () => {
   it('a turn with a title and no root posts a 🕒 header top-level and threads its log under it', async () => {
     const h = await startRuntime();
-    h.send({ type: 'turn_started', turnId: 'CRON', title: 'Nightly dependency audit' });
-    h.send({
-      type: 'tool_call',
-      turnId: 'CRON',
-      callId: 'c1',
-      tool: 'Bash',
-      input: { command: 'npm audit' },
-    });
-    h.send({ type: 'turn_ended', turnId: 'CRON', outcome: 'ok' });
+    runNightlyAudit(h);
     await h.advance(2000);
     const creates = ok(h.surface.calls.filter((c) => c.op === 'create'));
     expect(creates.map((c) => c.text)).toEqual([
@@ -359,15 +358,7 @@ describe('proactive turns (the spec’s deferred cron item)', () => {
 
   it('with visibility.jobs top-level, its log goes top-level and no header is posted', async () => {
     const h = await startRuntime({ config: { visibility: { jobs: 'top-level' } } });
-    h.send({ type: 'turn_started', turnId: 'CRON', title: 'Nightly dependency audit' });
-    h.send({
-      type: 'tool_call',
-      turnId: 'CRON',
-      callId: 'c1',
-      tool: 'Bash',
-      input: { command: 'npm audit' },
-    });
-    h.send({ type: 'turn_ended', turnId: 'CRON', outcome: 'ok' });
+    runNightlyAudit(h);
     await h.advance(2000);
     const creates = ok(h.surface.calls.filter((c) => c.op === 'create'));
     expect(creates.map((c) => [c.thread, c.text?.includes('npm audit')])).toEqual([[null, true]]);

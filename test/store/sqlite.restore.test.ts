@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createSqliteStore } from '../../src/store/sqlite.js';
 import { createMemorySurface } from '../../src/surfaces/memory.js';
-import { SPACE, startRuntime } from '../runtime/runtime.helpers.js';
+import { firstProcessWithPendingEntry, SPACE, startRuntime } from '../runtime/runtime.helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnlog-restore-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,15 +24,8 @@ describe('runtime restore from a SQLite file', () => {
       const clock = new SimulatedClock();
       const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
       const firstStore = createSqliteStore({ path });
-      const first = await startRuntime({ clock, store: firstStore, surface });
-      const root = first.userMessage('u1');
-      first.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
-      first.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read', input: { path: 'one.ts' } });
-      await first.advance(100);
       // Pending when the process goes away: an entry waiting in the debounce window.
-      first.send({ type: 'tool_call', turnId: 'T1', callId: 'c2', tool: 'Read', input: { path: 'two.ts' } });
-      await first.advance(100);
-      await first.runtime.stop();
+      const root = await firstProcessWithPendingEntry({ clock, store: firstStore, surface });
       if (ending === 'stopped and closed') firstStore.close();
 
       const secondStore = createSqliteStore({ path });
