@@ -155,6 +155,8 @@ function isQuiet(snapshot: AnyMachineSnapshot): boolean {
 /** What the runtime remembers of recently finished turns without asking the store. */
 const RECENT_SUMMARIES = 1000;
 
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 /**
  * How long after its start a runtime looks up the run record of a turn it
  * does not know when an event with an `eventId` comes for it: a retry of an
@@ -265,14 +267,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   /** The first store failure since the last `sync()`, which reports it (what was written may not be durable). */
   let unsynced: string | undefined;
-  const persistFailure = (what: string) => (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    unsynced ??= `store: ${what} failed: ${message}`;
-    logger.error(`store: ${what} failed`, { error: message });
-  };
   /** A failed read (of a run record, for its eventIds) is logged; it does not make anything less durable. */
   const readFailure = (what: string) => (error: unknown) =>
-    logger.error(`store: ${what} failed`, { error: error instanceof Error ? error.message : String(error) });
+    logger.error(`store: ${what} failed`, { error: messageOf(error) });
+  /** A failed write is logged and reported by the next `sync()`. */
+  const persistFailure = (what: string) => (error: unknown) => {
+    unsynced ??= `store: ${what} failed: ${messageOf(error)}`;
+    readFailure(what)(error);
+  };
   const persist = (what: string, result: unknown) => {
     if (result instanceof Promise) result.catch(persistFailure(what));
   };
