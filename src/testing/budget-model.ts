@@ -28,6 +28,7 @@ import type { BudgetInEvent } from '../../machines/budget.protocol.js';
 import type { BudgetInput } from '../budget/config.js';
 import { createBudgetImplementations } from '../budget/implementations.js';
 import { type BudgetDriver, checkBudgetTrace, createBudgetDriver, transitionKey } from './budget-driver.js';
+import { detachedScope } from './detached-scope.js';
 
 export type BudgetCommand =
   | { type: 'progress'; cardId: string; channel: string }
@@ -172,22 +173,6 @@ export function serializeBudgetModelState(snapshot: BudgetModelSnapshot): string
   });
 }
 
-/** A scope for running the model logic outside an actor: replies and timers go nowhere. */
-function detachedScope(): AnyActorScope {
-  const self = createEmptyActor();
-  return {
-    self,
-    id: '',
-    sessionId: 'budget-model',
-    system: self.system,
-    logger: () => {},
-    defer: () => {},
-    emit: () => {},
-    stopChild: () => {},
-    actionExecutor: () => {},
-  } as unknown as AnyActorScope;
-}
-
 /**
  * One command sequence per edge of the model's graph: the shortest path to
  * the edge's source, then the edge. Snapshots are grouped by the abstraction,
@@ -201,7 +186,7 @@ export function budgetModelPaths(input: BudgetInput = budgetModelInput): BudgetC
     events: budgetModelCommands,
     serializeState: (snapshot) => serializeBudgetModelState(snapshot),
     serializeEvent: (command) => JSON.stringify(command) as never,
-    fromState: logic.getInitialSnapshot(detachedScope(), undefined),
+    fromState: logic.getInitialSnapshot(detachedScope('budget-model'), undefined),
   };
   const commandsTo = new Map<string, BudgetCommand[]>();
   for (const path of getShortestPaths(logic, options)) {
@@ -261,7 +246,7 @@ export function replayBudgetCommands(
   input: BudgetInput = budgetModelInput,
 ): BudgetReplay {
   const logic = createBudgetModelLogic(input);
-  const scope = detachedScope();
+  const scope = detachedScope('budget-model');
   let expected = logic.getInitialSnapshot(scope, undefined);
   const driver = createBudgetDriver(input);
   const mismatches: BudgetReplay['mismatches'] = [];

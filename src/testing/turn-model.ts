@@ -26,7 +26,7 @@
  * `runTurnModel` does it all for a user's settings and platform.
  */
 import { getAdjacencyMap } from '@xstate/graph';
-import { type ActorLogic, type AnyActorScope, createEmptyActor, type EventObject } from 'xstate';
+import type { ActorLogic, AnyActorScope, EventObject } from 'xstate';
 import { type TurnEvent, type TurnSettings, turnMachine } from '../../machines/turn.machine.js';
 import type { Platform } from '../events/schema.js';
 import { provideTurnMachine } from '../runtime/turn.implementations.js';
@@ -35,6 +35,7 @@ import { type SurfaceCapabilities, SurfaceError } from '../surfaces/surface.js';
 import { resolveCondenseOpts } from '../turnlog/condense.js';
 import { renderTurnLog, type TurnLogState } from '../turnlog/log.js';
 import type { TurnLogEntry } from '../turnlog/types.js';
+import { detachedScope } from './detached-scope.js';
 import {
   CALL_RESULTS,
   type CallResult,
@@ -306,27 +307,17 @@ function callAnswer(
  * A scope for running the machine outside an actor: messages and timers go
  * nowhere; the transitions each microstep takes are handed to `onTransitions`.
  */
-function detachedScope(onTransitions: (keys: string[]) => void = () => {}): AnyActorScope {
-  const self = createEmptyActor();
-  const system = Object.create(self.system, {
-    _sendInspectionEvent: {
-      value: (inspection: { type: string; _transitions?: Parameters<typeof turnTransitionKey>[0][] }) => {
-        if (inspection.type === '@xstate.microstep')
-          onTransitions((inspection._transitions ?? []).map(turnTransitionKey));
+function turnModelScope(onTransitions: (keys: string[]) => void = () => {}): AnyActorScope {
+  return detachedScope('turn-model', (self) =>
+    Object.create(self.system, {
+      _sendInspectionEvent: {
+        value: (inspection: { type: string; _transitions?: Parameters<typeof turnTransitionKey>[0][] }) => {
+          if (inspection.type === '@xstate.microstep')
+            onTransitions((inspection._transitions ?? []).map(turnTransitionKey));
+        },
       },
-    },
-  });
-  return {
-    self,
-    id: '',
-    sessionId: 'turn-model',
-    system,
-    logger: () => {},
-    defer: () => {},
-    emit: () => {},
-    stopChild: () => {},
-    actionExecutor: () => {},
-  } as unknown as AnyActorScope;
+    }),
+  );
 }
 
 /** The real turn machine under the model's commands, as actor logic the graph functions can traverse. */
@@ -341,7 +332,7 @@ export function createTurnModelLogic(
   const space = MODEL_SPACES[config.platform];
   let taken: string[] = [];
   // Its own scope, whatever the caller passes: it records the transitions taken.
-  const scope = detachedScope((keys) => taken.push(...keys));
+  const scope = turnModelScope((keys) => taken.push(...keys));
   const step = (snapshot: TurnSnapshot, event: TurnEvent | EventObject): TurnSnapshot =>
     machine.transition(snapshot, event as TurnEvent, scope as never) as TurnSnapshot;
 
@@ -538,7 +529,7 @@ export interface TurnModelGraph {
  */
 export function turnModelGraph(config: TurnModelConfig): TurnModelGraph {
   const logic = createTurnModelLogic(config);
-  const initial = logic.getInitialSnapshot(detachedScope(), undefined);
+  const initial = logic.getInitialSnapshot(turnModelScope(), undefined);
   // Each snapshot is serialized by the traversal and again here: once is enough.
   const keys = new WeakMap<TurnModelSnapshot, string>();
   const keyOf = (snapshot: TurnModelSnapshot): string => {
@@ -747,7 +738,7 @@ export function createTurnReplayer(
   config: TurnModelConfig,
 ): (commands: readonly TurnCommand[]) => Promise<TurnReplay> {
   const logic = createTurnModelLogic(config);
-  const scope = detachedScope();
+  const scope = turnModelScope();
   const drive = createTurnDriverFactory(config);
   return async (commands) => {
     const [first, ...rest] = commands;
