@@ -17,6 +17,7 @@ import type { EmulatedMessage, FaultRule, RecordedCall } from '../../../src/emul
 import { createRuntime, type Runtime } from '../../../src/runtime.js';
 import { createGchatSurface } from '../../../src/surfaces/gchat/index.js';
 import type { ChatSurface } from '../../../src/surfaces/surface.js';
+import { emulatorInspection } from '../../surfaces/gchat/harness.js';
 
 export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 export const SPACE_NAME = 'spaces/AAAA';
@@ -89,15 +90,7 @@ export async function startGchatE2E(
   });
   await runtime.ready;
 
-  const inspection = async (path: string, body: unknown): Promise<unknown> => {
-    const res = await fetch(`${emulator.url}/_emulator/${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 200) throw new Error(`/_emulator/${path} answered ${res.status}: ${await res.text()}`);
-    return res.json();
-  };
+  const inspection = emulatorInspection(emulator.url);
 
   const send = (event: Record<string, unknown>, space = SPACE) => {
     const result = runtime.ingest({ space, ...event });

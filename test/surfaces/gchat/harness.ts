@@ -35,15 +35,7 @@ export async function startSurfaceHarness(
   const clock = new SimulatedClock();
   clock.set(START_MS);
   const emulator = await startGchatEmulator({ ...opts.emulator, now: () => clock.now() });
-  const inspect = async (path: string, body: unknown): Promise<unknown> => {
-    const res = await fetch(`${emulator.url}/_emulator/${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 200) throw new Error(`/_emulator/${path} answered ${res.status}: ${await res.text()}`);
-    return res.json();
-  };
+  const inspect = emulatorInspection(emulator.url);
   return {
     emulator,
     clock,
@@ -77,4 +69,17 @@ export async function rejection(call: Promise<unknown>): Promise<SurfaceError> {
     return error as SurfaceError;
   }
   throw new Error('expected the call to fail, but it succeeded');
+}
+
+/** POSTs to the emulator's inspection API (`/_emulator/<path>`), failing on any answer but 200. */
+export function emulatorInspection(url: string): (path: string, body: unknown) => Promise<unknown> {
+  return async (path, body) => {
+    const res = await fetch(`${url}/_emulator/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 200) throw new Error(`/_emulator/${path} answered ${res.status}: ${await res.text()}`);
+    return res.json();
+  };
 }
