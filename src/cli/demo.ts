@@ -44,7 +44,8 @@ export function untilEnterOrSignal(
   onSignal: (handler: () => void) => void,
 ): Promise<void> {
   return new Promise<void>((resolve) => {
-    const lines = createInterface({ input: stdin });
+    // terminal: false keeps the terminal in its normal mode, so Ctrl-C still raises SIGINT.
+    const lines = createInterface({ input: stdin, terminal: false });
     let done = false;
     const finish = () => {
       if (done) return;
