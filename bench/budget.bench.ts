@@ -29,6 +29,7 @@ import { createBudgetImplementations as createLegacyImplementations } from './bu
 import { startBenchRuntime } from './runtime/harness.js';
 import { HeapClock } from './runtime/heap-clock.js';
 import { count, cpuSeconds, printTable, progress } from './runtime/report.js';
+import { seeded } from './runtime/seeded.js';
 import { forgetfulSurface } from './runtime/surfaces.js';
 import { openOnInbound, planTurns } from './runtime/workload.js';
 
@@ -39,18 +40,6 @@ const EDIT_DEBOUNCE_MS = 1000;
 const SIMULATED_MS = 20_000;
 /** CPU seconds a case may take before it stops and reports what it did. */
 const CAP_S = 15;
-
-/** A small seeded PRNG (mulberry32): the same workload in every case and every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** 0.5–3 s between a turn's events. */
 const agentGap = (random: () => number): number => 500 + Math.floor(random() * 2500);
