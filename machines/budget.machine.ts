@@ -4,14 +4,19 @@
  *
  *   rate:     open ──budget.rate-limited──▶ coolingOff ──after coolOff──▶ open
  *             (coolingOff re-enters itself on another 429: the wait extends)
- *   funding:  idle ──a booking is waiting──▶ waiting ──after nextFunding──▶ waiting | idle
- *             (waiting re-enters on every booking and every 429: the timer follows the earliest booking)
+ *   serving:  idle ──a booking or a card is waiting──▶ waiting ──after nextDue──▶ waiting | idle
+ *             (waiting re-enters on every booking and every 429: the timer follows the earliest
+ *             booking, then the line; a card joining the line never makes it move sooner)
  *
- * `budget.progress.request` is answered at once with `budget.granted` or
- * `budget.refused{retryInMs, reason}` (always refused while coolingOff);
- * `budget.terminal.book` with `budget.funded`, at once when the frame is
- * funded now, else when its time comes; `budget.card.closed` drops the card
- * from the fair share. The math is pure (src/budget/bucket.ts).
+ * `budget.progress.request` is answered with `budget.granted`, or with
+ * `budget.refused{retryInMs, reason}` saying exactly when what stands in the
+ * card's own way (its fair share, its channel, a cool-off) is over; while
+ * tokens are short or a terminal frame waits, the card waits in a line and is
+ * answered (`budget.granted`, or refused for its own wait) when its turn
+ * comes, so nobody polls. `budget.terminal.book` is answered with
+ * `budget.funded`, at once when the frame is funded now, else when its time
+ * comes; it also takes the card out of the line. `budget.card.closed` drops
+ * the card from the fair share and the line. The math is in src/budget/bucket.ts.
  *
  * Pure definition: every action, guard and delay is declared by name. The
  * actions read the clock, so they are provided by `createBudgetImplementations`
@@ -33,12 +38,14 @@ export interface BudgetMachineContext {
   config: BudgetConfig;
   budget: BudgetState;
   waiters: BudgetWaiter[];
+  /** Who to answer for each card waiting in the line (updated in place: one entry per waiting card). */
+  lineReplyTo: Record<string, AnyActorRef>;
   /** How long the current cool-off lasts from when it was (re)started. */
   coolOffMs: number;
-  /** When the earliest waiting booking is funded; null when none waits. */
-  nextFundingAt: number | null;
-  /** The delay to `nextFundingAt`, from when it was scheduled. */
-  nextFundingInMs: number;
+  /** When the earliest booking is funded or, with none, when the line can move; null when nothing waits. */
+  nextDueAt: number | null;
+  /** The delay to `nextDueAt`, from when it was scheduled. */
+  nextDueInMs: number;
 }
 
 export interface FrameRequestParams {
@@ -67,15 +74,15 @@ export const budgetMachine = setup({
     refuseDuringCoolOff: providedBySrc<FrameRequestParams>('refuseDuringCoolOff'),
     bookTerminal: providedBySrc<FrameRequestParams>('bookTerminal'),
     startCoolOff: providedBySrc<{ retryAfterMs: number }>('startCoolOff'),
-    fundDueBookings: providedBySrc<undefined>('fundDueBookings'),
+    serveDue: providedBySrc<undefined>('serveDue'),
     closeCard: providedBySrc<{ cardId: string }>('closeCard'),
   },
   guards: {
-    hasWaitingBookings: ({ context }) => context.nextFundingAt !== null,
+    hasSomethingDue: ({ context }) => context.nextDueAt !== null,
   },
   delays: {
     coolOff: ({ context }) => context.coolOffMs,
-    nextFunding: ({ context }) => context.nextFundingInMs,
+    nextDue: ({ context }) => context.nextDueInMs,
   },
 }).createMachine({
   id: 'budget',
@@ -86,9 +93,10 @@ export const budgetMachine = setup({
       config,
       budget: createBudgetState(config),
       waiters: [],
+      lineReplyTo: {},
       coolOffMs: 0,
-      nextFundingAt: null,
-      nextFundingInMs: 0,
+      nextDueAt: null,
+      nextDueInMs: 0,
     };
   },
   states: {
@@ -153,17 +161,17 @@ export const budgetMachine = setup({
         },
       },
     },
-    funding: {
+    serving: {
       initial: 'idle',
       states: {
         idle: {
-          always: { guard: 'hasWaitingBookings', target: 'waiting' },
+          always: { guard: 'hasSomethingDue', target: 'waiting' },
         },
-        /** A booked terminal frame waits for its funding time. */
+        /** A booked terminal frame waits for its funding time, or a card in the line for a token. */
         waiting: {
-          always: { guard: not('hasWaitingBookings'), target: 'idle' },
+          always: { guard: not('hasSomethingDue'), target: 'idle' },
           after: {
-            nextFunding: { target: 'waiting', reenter: true, actions: 'fundDueBookings' },
+            nextDue: { target: 'waiting', reenter: true, actions: 'serveDue' },
           },
           on: {
             'budget.terminal.book': { target: 'waiting', reenter: true },

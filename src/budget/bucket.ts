@@ -1,7 +1,11 @@
 /**
- * The edit budget's math (run-visibility.md item 8), as pure functions over
- * plain JSON: each takes a `BudgetState` and an explicit `now`, and returns a
- * new state plus its decision; the input is never mutated.
+ * The edit budget's math (run-visibility.md item 8), over plain JSON: each
+ * function takes a `BudgetState` and an explicit `now`, updates the state in
+ * place and returns it with its decision. In place because the registry of
+ * live cards is large (one entry per live turn) and a copy per request made
+ * every request O(n) (docs/benchmarks.md, "the budget at scale"); the state
+ * stays JSON, so `cloneBudgetState` gives an independent copy where a caller
+ * branches from one state.
  *
  * - A token bucket (`config.ts` explains its rate and capacity). Terminal
  *   frames may take it negative: the frame is booked for the time the debt is
@@ -15,12 +19,35 @@
  *   across the live cards in that channel — without the second, when tokens
  *   are plentiful the card that asks first after the channel frees wins every
  *   time and its neighbours never paint.
+ * - What stands in one card's way (its fair share, its channel, a cool-off) is
+ *   a refusal that says exactly when to ask again. What stands in everyone's
+ *   way (the reserve, a terminal booking) puts the card in a line instead:
+ *   `wakeLine` answers the line in order when tokens are there, so no card
+ *   polls for a token that the next asker would take first.
  * - A clock that goes backwards neither refills nor drains: the bucket keeps
  *   the latest time it has seen as its reference and judges everything at it.
  */
 import type { RefusedEvent } from '../../machines/budget.protocol.js';
 import type { BudgetConfig } from './config.js';
-import { applyRegistry, emptyRegistry, liveCardCount, liveCardsIn, type Registry } from './registry.js';
+import {
+  bookChannel,
+  channelFreeAt,
+  compactLine,
+  deferChannels,
+  emptyRegistry,
+  expectBack,
+  isWaiting,
+  joinLine,
+  leaveLine,
+  lineHead,
+  liveCardCount,
+  liveCardsIn,
+  paintCard,
+  type Registry,
+  removeCard,
+  seeCard,
+  sweepSilent,
+} from './registry.js';
 
 /** A terminal frame charged to the bucket, sent at `fundedAt`. */
 export interface Booking {
@@ -45,9 +72,23 @@ export interface BudgetState {
 
 export type RefusalReason = RefusedEvent['reason'];
 
-export type ProgressDecision =
-  | { granted: true }
-  | { granted: false; retryInMs: number; reason: RefusalReason };
+export interface Refusal {
+  granted: false;
+  retryInMs: number;
+  reason: RefusalReason;
+}
+
+/** Granted, or refused with when to ask again: what a turn is told. */
+export type ProgressAnswer = { granted: true } | Refusal;
+
+/** An answer now, or a place in the line: `wakeLine` answers it when tokens are there (no reply now). */
+export type ProgressDecision = ProgressAnswer | { granted: false; waiting: true; reason: 'reserve' };
+
+/** A card the line answered: granted, or refused for what stands in its own way. */
+export interface LineAnswer {
+  cardId: string;
+  decision: ProgressAnswer;
+}
 
 export interface ProgressRequest {
   cardId: string;
@@ -73,6 +114,11 @@ export function createBudgetState(config: BudgetConfig): BudgetState {
   };
 }
 
+/** An independent copy (the state is plain JSON). */
+export function cloneBudgetState(state: BudgetState): BudgetState {
+  return structuredClone(state);
+}
+
 function checkNow(now: number): number {
   if (!Number.isFinite(now)) throw new RangeError(`budget: now must be a finite time in ms, got ${now}`);
   return now;
@@ -80,7 +126,9 @@ function checkNow(now: number): number {
 
 /** Terminal frames charged to the bucket that have not gone out by `at`. */
 function heldAt(bookings: readonly Booking[], at: number): number {
-  return bookings.filter((booking) => booking.fundedAt > at).length;
+  let held = 0;
+  for (const booking of bookings) if (booking.fundedAt > at) held++;
+  return held;
 }
 
 function refill(tokens: number, amount: number, cap: number): number {
@@ -95,9 +143,17 @@ function refill(tokens: number, amount: number, cap: number): number {
  */
 export function advance(state: BudgetState, config: BudgetConfig, now: number): BudgetState {
   checkNow(now);
-  if (state.clockAt === null) return { ...state, clockAt: now };
+  if (state.clockAt === null) {
+    state.clockAt = now;
+    return state;
+  }
   if (now <= state.clockAt) return state;
   const from = state.clockAt;
+  if (state.bookings.length === 0) {
+    state.tokens = refill(state.tokens, (now - from) * config.refillPerMs, config.capacity);
+    state.clockAt = now;
+    return state;
+  }
   const releases = state.bookings
     .map((booking) => booking.fundedAt)
     .filter((fundedAt) => fundedAt > from && fundedAt < now)
@@ -108,7 +164,9 @@ export function advance(state: BudgetState, config: BudgetConfig, now: number): 
     tokens = refill(tokens, (until - t) * config.refillPerMs, config.capacity - heldAt(state.bookings, t));
     t = until;
   }
-  return { ...state, tokens, clockAt: now };
+  state.tokens = tokens;
+  state.clockAt = now;
+  return state;
 }
 
 /** The effective time of a state that has seen at least one `now`. */
@@ -117,148 +175,189 @@ function timeOf(state: BudgetState): number {
   return state.clockAt;
 }
 
-function observeCard(
-  state: BudgetState,
-  config: BudgetConfig,
-  request: { cardId: string; channel: string },
-  at: number,
-): BudgetState {
-  let registry = applyRegistry(state.registry, {
-    type: 'cardSeen',
-    cardId: request.cardId,
-    channel: request.channel,
-    at,
-  });
-  registry = applyRegistry(registry, { type: 'silentCardsSwept', at, liveWindowMs: config.liveWindowMs });
-  registry = applyRegistry(registry, { type: 'freeChannelsPruned', at });
-  return { ...state, registry };
-}
-
 interface Wait {
   reason: RefusalReason;
   ms: number;
 }
 
-/** Everything that stands between this progress frame and a token, with how long each lasts. */
-function progressWaits(
+/** What stands in this card's own way (its fair share, its channel, a cool-off), with how long each lasts. */
+function cardWaits(
   state: BudgetState,
   config: BudgetConfig,
-  request: ProgressRequest,
+  cardId: string,
+  channel: string,
   at: number,
 ): Wait[] {
   const waits: Wait[] = [];
   if (state.coolOffUntil !== null && state.coolOffUntil > at) {
     waits.push({ reason: 'cool-off', ms: state.coolOffUntil - at });
   }
-  // Terminal frames first: progress yields until every booking is funded.
-  const unfunded = state.bookings.filter((booking) => booking.fundedAt > at);
-  if (unfunded.length > 0) {
-    waits.push({ reason: 'reserve', ms: Math.max(...unfunded.map((booking) => booking.fundedAt)) - at });
-  }
-  if (state.tokens - 1 < config.reserve) {
-    waits.push({ reason: 'reserve', ms: (config.reserve + 1 - state.tokens) / config.refillPerMs });
-  }
-  const card = state.registry.cards[request.cardId];
+  const card = state.registry.cards[cardId];
   if (card?.paintedAt != null) {
     const fairShareIntervalMs = Math.max(
       liveCardCount(state.registry) / config.progressRatePerMs,
-      liveCardsIn(state.registry, request.channel) * config.channelSpacingMs,
+      liveCardsIn(state.registry, channel) * config.channelSpacingMs,
     );
     const nextTurnAt = card.paintedAt + fairShareIntervalMs;
     if (nextTurnAt > at) waits.push({ reason: 'fair-share', ms: nextTurnAt - at });
   }
-  const channelFreeAt = state.registry.channels[request.channel];
-  if (channelFreeAt !== undefined && channelFreeAt > at) {
-    waits.push({ reason: 'spacing', ms: channelFreeAt - at });
-  }
+  const freeAt = channelFreeAt(state.registry, channel, at);
+  if (freeAt > at) waits.push({ reason: 'spacing', ms: freeAt - at });
   return waits;
 }
 
-/** May this card paint a progress frame in this channel now? A refusal says why and when to ask again. */
+/**
+ * How long until a progress token may go to anyone: the reserve must stay in
+ * the bucket, every booked terminal frame goes first, and nothing goes out
+ * during a cool-off. 0 when a token is there now.
+ */
+function lineWaitMs(state: BudgetState, config: BudgetConfig, at: number): number {
+  let ms = 0;
+  if (state.coolOffUntil !== null && state.coolOffUntil > at) ms = state.coolOffUntil - at;
+  for (const booking of state.bookings) if (booking.fundedAt > at) ms = Math.max(ms, booking.fundedAt - at);
+  if (state.tokens - 1 < config.reserve) {
+    ms = Math.max(ms, (config.reserve + 1 - state.tokens) / config.refillPerMs);
+  }
+  return ms;
+}
+
+function refusal(waits: readonly Wait[]): Refusal {
+  const longest = waits.reduce((a, b) => (b.ms > a.ms ? b : a));
+  return { granted: false, retryInMs: Math.ceil(longest.ms), reason: longest.reason };
+}
+
+function grant(state: BudgetState, config: BudgetConfig, cardId: string, channel: string, at: number): void {
+  state.tokens -= 1;
+  paintCard(state.registry, cardId, at);
+  bookChannel(state.registry, channel, at + config.channelSpacingMs, at);
+}
+
+/** Brings the bucket to `now` and registers the asking card; returns the time it is judged at. */
+function observe(state: BudgetState, config: BudgetConfig, request: ProgressRequest): number {
+  advance(state, config, request.now);
+  const at = timeOf(state);
+  sweepSilent(state.registry, at);
+  seeCard(state.registry, request.cardId, request.channel, at, config.liveWindowMs);
+  return at;
+}
+
+/**
+ * May this card paint a progress frame in this channel now? Granted; refused
+ * with exactly when to ask again, for what stands in the card's own way; or
+ * put in the line (answered later by `wakeLine`) while tokens are short or a
+ * terminal frame waits — also when others are already in the line, so no
+ * card jumps it. A card already in the line keeps its place.
+ */
 export function requestProgress(
   state: BudgetState,
   config: BudgetConfig,
   request: ProgressRequest,
 ): { state: BudgetState; decision: ProgressDecision } {
-  const advanced = advance(state, config, request.now);
-  const at = timeOf(advanced);
-  const observed = observeCard(advanced, config, request, at);
-  const waits = progressWaits(observed, config, request, at);
-  if (waits.length > 0) {
-    const longest = waits.reduce((a, b) => (b.ms > a.ms ? b : a));
-    return {
-      state: observed,
-      decision: { granted: false, retryInMs: Math.ceil(longest.ms), reason: longest.reason },
-    };
+  const at = observe(state, config, request);
+  if (isWaiting(state.registry, request.cardId)) {
+    return { state, decision: { granted: false, waiting: true, reason: 'reserve' } };
   }
-  let registry = applyRegistry(observed.registry, {
-    type: 'cardPainted',
-    cardId: request.cardId,
-    channel: request.channel,
-    at,
-  });
-  registry = applyRegistry(registry, {
-    type: 'channelBooked',
-    channel: request.channel,
-    nextFreeAt: at + config.channelSpacingMs,
-  });
-  return { state: { ...observed, tokens: observed.tokens - 1, registry }, decision: { granted: true } };
+  const waits = cardWaits(state, config, request.cardId, request.channel, at);
+  if (waits.length > 0) {
+    const decision = refusal(waits);
+    expectBack(state.registry, request.cardId, at + decision.retryInMs, config.liveWindowMs);
+    return { state, decision };
+  }
+  if (state.registry.waiting > 0 || lineWaitMs(state, config, at) > 0) {
+    joinLine(state.registry, request.cardId);
+    return { state, decision: { granted: false, waiting: true, reason: 'reserve' } };
+  }
+  grant(state, config, request.cardId, request.channel, at);
+  return { state, decision: { granted: true } };
 }
 
 /**
  * The refusal a progress frame gets while the platform is cooling off,
- * whatever the bucket holds. The card still counts as live.
+ * whatever the bucket holds. The card still counts as live; a card in the
+ * line stays there (the line moves after the cool-off).
  */
 export function refuseDuringCoolOff(
   state: BudgetState,
   config: BudgetConfig,
   request: ProgressRequest,
 ): { state: BudgetState; decision: ProgressDecision } {
-  const advanced = advance(state, config, request.now);
-  const at = timeOf(advanced);
-  const observed = observeCard(advanced, config, request, at);
-  const retryInMs = Math.max(0, Math.ceil((observed.coolOffUntil ?? at) - at));
-  return { state: observed, decision: { granted: false, retryInMs, reason: 'cool-off' } };
+  const at = observe(state, config, request);
+  if (isWaiting(state.registry, request.cardId)) {
+    return { state, decision: { granted: false, waiting: true, reason: 'reserve' } };
+  }
+  const retryInMs = Math.max(0, Math.ceil((state.coolOffUntil ?? at) - at));
+  expectBack(state.registry, request.cardId, at + retryInMs, config.liveWindowMs);
+  return { state, decision: { granted: false, retryInMs, reason: 'cool-off' } };
+}
+
+/**
+ * Answers the line, oldest first, while a progress token is there at `now`:
+ * each card is granted, or refused (and leaves the line) when its own fair
+ * share or channel now stands in its way. Stops at the first card the bucket
+ * cannot serve; `nextWakeAt` says when to call again.
+ */
+export function wakeLine(
+  state: BudgetState,
+  config: BudgetConfig,
+  now: number,
+): { state: BudgetState; answers: LineAnswer[] } {
+  advance(state, config, now);
+  const at = timeOf(state);
+  const answers: LineAnswer[] = [];
+  for (let cardId = lineHead(state.registry); cardId !== undefined; cardId = lineHead(state.registry)) {
+    if (lineWaitMs(state, config, at) > 0) break;
+    const card = state.registry.cards[cardId]!;
+    leaveLine(state.registry, cardId);
+    const waits = cardWaits(state, config, cardId, card.channel, at);
+    if (waits.length > 0) {
+      const decision = refusal(waits);
+      expectBack(state.registry, cardId, at + decision.retryInMs, config.liveWindowMs);
+      answers.push({ cardId, decision });
+      continue;
+    }
+    grant(state, config, cardId, card.channel, at);
+    card.seenAt = at;
+    answers.push({ cardId, decision: { granted: true } });
+  }
+  compactLine(state.registry);
+  return { state, answers };
+}
+
+/** When the line can next move; null when nobody waits in it. */
+export function nextWakeAt(state: BudgetState, config: BudgetConfig): number | null {
+  if (state.registry.waiting === 0 || state.clockAt === null) return null;
+  return state.clockAt + Math.ceil(lineWaitMs(state, config, state.clockAt));
 }
 
 /**
  * Reserves a slot for a terminal frame: a token now when one is free and the
  * channel is clear, otherwise the bucket goes negative and the frame is booked
  * for when the debt is repaid, its channel is free and any cool-off is over.
- * Always honoured; `fundedAt` is when the frame may be sent.
+ * Always honoured; `fundedAt` is when the frame may be sent. The card stops
+ * waiting for a progress token: its turn is ending.
  */
 export function bookTerminal(
   state: BudgetState,
   config: BudgetConfig,
   request: TerminalRequest,
 ): { state: BudgetState; booking: Booking } {
-  const advanced = advance(state, config, request.now);
-  const at = timeOf(advanced);
-  const registry = applyRegistry(advanced.registry, { type: 'freeChannelsPruned', at });
-  const tokens = advanced.tokens - 1;
-  const tokenAt = tokens >= 0 ? at : at + Math.ceil(-tokens / config.refillPerMs);
-  const channelAt = registry.channels[request.channel] ?? at;
-  const fundedAt = Math.max(tokenAt, channelAt, advanced.coolOffUntil ?? at, at);
+  advance(state, config, request.now);
+  const at = timeOf(state);
+  leaveLine(state.registry, request.cardId);
+  state.tokens -= 1;
+  const tokenAt = state.tokens >= 0 ? at : at + Math.ceil(-state.tokens / config.refillPerMs);
+  const channelAt = channelFreeAt(state.registry, request.channel, at);
+  const fundedAt = Math.max(tokenAt, channelAt, state.coolOffUntil ?? at, at);
   const booking: Booking = {
-    id: advanced.nextBookingId,
+    id: state.nextBookingId,
     cardId: request.cardId,
     channel: request.channel,
     fundedAt,
   };
-  return {
-    state: {
-      ...advanced,
-      tokens,
-      bookings: [...advanced.bookings, booking],
-      nextBookingId: advanced.nextBookingId + 1,
-      registry: applyRegistry(registry, {
-        type: 'channelBooked',
-        channel: request.channel,
-        nextFreeAt: fundedAt + config.channelSpacingMs,
-      }),
-    },
-    booking,
-  };
+  state.bookings.push(booking);
+  state.nextBookingId += 1;
+  bookChannel(state.registry, request.channel, fundedAt + config.channelSpacingMs, at);
+  return { state, booking };
 }
 
 /**
@@ -274,19 +373,15 @@ export function coolOff(
   if (!Number.isFinite(request.retryAfterMs) || request.retryAfterMs < 0) {
     throw new RangeError(`budget: retryAfterMs must be a number of ms ≥ 0, got ${request.retryAfterMs}`);
   }
-  const advanced = advance(state, config, request.now);
-  const at = timeOf(advanced);
-  const coolingUntil = Math.max(at, advanced.coolOffUntil ?? at);
+  advance(state, config, request.now);
+  const at = timeOf(state);
+  const coolingUntil = Math.max(at, state.coolOffUntil ?? at);
   const until = Math.max(coolingUntil, at + request.retryAfterMs);
   const byMs = until - coolingUntil;
-  return {
-    ...advanced,
-    coolOffUntil: until,
-    bookings: advanced.bookings.map((booking) =>
-      booking.fundedAt > at ? { ...booking, fundedAt: booking.fundedAt + byMs } : booking,
-    ),
-    registry: applyRegistry(advanced.registry, { type: 'channelsDeferred', after: at, byMs }),
-  };
+  state.coolOffUntil = until;
+  for (const booking of state.bookings) if (booking.fundedAt > at) booking.fundedAt += byMs;
+  deferChannels(state.registry, at, byMs);
+  return state;
 }
 
 /** How long the cool-off still lasts at the state's time (0 when none). */
@@ -309,20 +404,21 @@ export function settleBookings(
   checkNow(at);
   const funded = state.bookings.filter((booking) => booking.fundedAt <= at);
   if (funded.length === 0) return { state, funded };
-  const advanced = advance(state, config, at);
-  return {
-    state: { ...advanced, bookings: advanced.bookings.filter((booking) => booking.fundedAt > at) },
-    funded,
-  };
+  advance(state, config, at);
+  state.bookings = state.bookings.filter((booking) => booking.fundedAt > at);
+  return { state, funded };
 }
 
 /** When the earliest unsettled booking is funded; null when none is waiting. */
 export function nextFundingAt(state: BudgetState): number | null {
   if (state.bookings.length === 0) return null;
-  return Math.min(...state.bookings.map((booking) => booking.fundedAt));
+  let earliest = Number.POSITIVE_INFINITY;
+  for (const booking of state.bookings) earliest = Math.min(earliest, booking.fundedAt);
+  return earliest;
 }
 
-/** The card finished: its share of the progress rate returns to the others. */
+/** The card finished: its share of the progress rate returns to the others, and it leaves the line. */
 export function closeCard(state: BudgetState, cardId: string): BudgetState {
-  return { ...state, registry: applyRegistry(state.registry, { type: 'cardClosed', cardId }) };
+  removeCard(state.registry, cardId);
+  return state;
 }

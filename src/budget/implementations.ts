@@ -1,10 +1,14 @@
 /**
- * The budget machine's actions: the pure bucket math (bucket.ts) applied at
- * the time `now()` reads, and the replies sent to the asking turn. Passed to
+ * The budget machine's actions: the bucket math (bucket.ts) applied at the
+ * time `now()` reads, and the replies sent to the asking turn. Passed to
  * `budgetMachine.provide(...)`; tests give `now: () => clock.now()` of the
  * same `SimulatedClock` the actor runs on.
+ *
+ * The bucket state and the line's reply-to map are updated in place (the
+ * registry holds one entry per live turn; a copy per request is what made
+ * every request O(n)) and assigned back as the same objects.
  */
-import { enqueueActions } from 'xstate';
+import { type AnyActorRef, enqueueActions } from 'xstate';
 import type {
   BudgetMachine,
   BudgetMachineContext,
@@ -18,10 +22,13 @@ import {
   coolOff,
   coolOffRemainingMs,
   nextFundingAt,
+  nextWakeAt,
+  type ProgressAnswer,
   type ProgressDecision,
   refuseDuringCoolOff,
   requestProgress,
   settleBookings,
+  wakeLine,
 } from './bucket.js';
 import type { BudgetConfig } from './config.js';
 
@@ -33,38 +40,67 @@ export interface BudgetImplementationsOptions {
 type BudgetImplementations = Parameters<BudgetMachine['provide']>[0];
 
 const funded: FundedEvent = { type: 'budget.funded' };
+const granted: GrantedEvent = { type: 'budget.granted' };
 
-function replyFor(decision: ProgressDecision): GrantedEvent | RefusedEvent {
-  return decision.granted
-    ? { type: 'budget.granted' }
-    : { type: 'budget.refused', retryInMs: decision.retryInMs, reason: decision.reason };
+function replyFor(answer: ProgressAnswer): GrantedEvent | RefusedEvent {
+  return answer.granted
+    ? granted
+    : { type: 'budget.refused', retryInMs: answer.retryInMs, reason: answer.reason };
 }
 
-interface Settlement {
-  context: Pick<BudgetMachineContext, 'budget' | 'waiters' | 'nextFundingAt' | 'nextFundingInMs'>;
-  /** The waiters whose frames are funded now, in booking order. */
-  fundedWaiters: BudgetMachineContext['waiters'];
-}
-
-/** Answers every booking funded by `at`, and schedules the funding timer for the earliest still waiting. */
-function settleAt(
+/** When the serving timer is next due: the earliest booking's funding, else the line's next move. */
+function nextDue(
   budget: BudgetState,
   config: BudgetConfig,
+): Pick<BudgetMachineContext, 'nextDueAt' | 'nextDueInMs'> {
+  const funding = nextFundingAt(budget);
+  const wake = nextWakeAt(budget, config);
+  const next = funding === null ? wake : wake === null ? funding : Math.min(funding, wake);
+  const at = budget.clockAt ?? next ?? 0;
+  return { nextDueAt: next, nextDueInMs: next === null ? 0 : Math.max(0, next - at) };
+}
+
+type Reply = { to: AnyActorRef; event: GrantedEvent | RefusedEvent | FundedEvent };
+
+/** The reply to a progress request now; none while the card waits in the line (its reply-to is kept). */
+function answerOrWait(
+  context: BudgetMachineContext,
+  params: FrameRequestParams,
+  decision: ProgressDecision,
+): Reply | null {
+  if ('waiting' in decision) {
+    context.lineReplyTo[params.cardId] = params.replyTo;
+    return null;
+  }
+  return { to: params.replyTo, event: replyFor(decision) };
+}
+
+/**
+ * Funds every booking due by `at`, then answers the line while tokens are
+ * there; returns the replies, in that order, and the next due time.
+ */
+function serveAt(
+  context: BudgetMachineContext,
   waiters: BudgetMachineContext['waiters'],
   at: number,
-): Settlement {
-  const settled = settleBookings(budget, config, at);
-  const fundedIds = new Set(settled.funded.map((booking) => booking.id));
-  const next = nextFundingAt(settled.state);
-  return {
-    context: {
-      budget: settled.state,
-      waiters: waiters.filter((waiter) => !fundedIds.has(waiter.bookingId)),
-      nextFundingAt: next,
-      nextFundingInMs: next === null ? 0 : Math.max(0, next - at),
-    },
-    fundedWaiters: waiters.filter((waiter) => fundedIds.has(waiter.bookingId)),
-  };
+): { replies: Reply[]; budget: BudgetState; waiters: BudgetMachineContext['waiters'] } {
+  const replies: Reply[] = [];
+  const settled = settleBookings(context.budget, context.config, at);
+  let stillWaiting = waiters;
+  if (settled.funded.length > 0) {
+    const fundedIds = new Set(settled.funded.map((booking) => booking.id));
+    for (const waiter of waiters) {
+      if (fundedIds.has(waiter.bookingId)) replies.push({ to: waiter.replyTo, event: funded });
+    }
+    stillWaiting = waiters.filter((waiter) => !fundedIds.has(waiter.bookingId));
+  }
+  const woken = wakeLine(settled.state, context.config, at);
+  for (const answer of woken.answers) {
+    const to = context.lineReplyTo[answer.cardId];
+    delete context.lineReplyTo[answer.cardId];
+    if (to) replies.push({ to, event: replyFor(answer.decision) });
+  }
+  return { replies, budget: woken.state, waiters: stillWaiting };
 }
 
 export function createBudgetImplementations({ now }: BudgetImplementationsOptions): BudgetImplementations {
@@ -76,8 +112,14 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           channel: params.channel,
           now: now(),
         });
-        enqueue.assign({ budget: state });
-        enqueue.sendTo(params.replyTo, replyFor(decision));
+        const reply = answerOrWait(context, params, decision);
+        // A timer already set is due no later than the line can move (a card joining never makes it sooner).
+        enqueue.assign({
+          budget: state,
+          lineReplyTo: context.lineReplyTo,
+          ...(context.nextDueAt === null ? nextDue(state, context.config) : {}),
+        });
+        if (reply) enqueue.sendTo(reply.to, reply.event);
       }),
       refuseDuringCoolOff: enqueueActions(({ context, enqueue }, params: FrameRequestParams) => {
         const { state, decision } = refuseDuringCoolOff(context.budget, context.config, {
@@ -85,42 +127,57 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           channel: params.channel,
           now: now(),
         });
-        enqueue.assign({ budget: state });
-        enqueue.sendTo(params.replyTo, replyFor(decision));
+        const reply = answerOrWait(context, params, decision);
+        enqueue.assign({ budget: state, lineReplyTo: context.lineReplyTo });
+        if (reply) enqueue.sendTo(reply.to, reply.event);
       }),
       bookTerminal: enqueueActions(({ context, enqueue }, params: FrameRequestParams) => {
+        // Its turn is ending: it no longer waits for a progress token.
+        delete context.lineReplyTo[params.cardId];
         const { state, booking } = bookTerminal(context.budget, context.config, {
           cardId: params.cardId,
           channel: params.channel,
           now: now(),
         });
         const waiters = [...context.waiters, { bookingId: booking.id, replyTo: params.replyTo }];
-        const settlement = settleAt(state, context.config, waiters, state.clockAt ?? booking.fundedAt);
-        enqueue.assign(settlement.context);
-        for (const waiter of settlement.fundedWaiters) enqueue.sendTo(waiter.replyTo, funded);
+        const served = serveAt(context, waiters, state.clockAt ?? booking.fundedAt);
+        enqueue.assign({
+          budget: served.budget,
+          waiters: served.waiters,
+          lineReplyTo: context.lineReplyTo,
+          ...nextDue(served.budget, context.config),
+        });
+        for (const reply of served.replies) enqueue.sendTo(reply.to, reply.event);
       }),
-      fundDueBookings: enqueueActions(({ context, enqueue }) => {
-        // The timer fired, so the earliest booking is due even if the clock reads earlier (it went back).
-        const at = Math.max(now(), context.nextFundingAt ?? Number.NEGATIVE_INFINITY);
-        const settlement = settleAt(context.budget, context.config, context.waiters, at);
-        enqueue.assign(settlement.context);
-        for (const waiter of settlement.fundedWaiters) enqueue.sendTo(waiter.replyTo, funded);
+      serveDue: enqueueActions(({ context, enqueue }) => {
+        // The timer fired, so what it was set for is due even if the clock reads earlier (it went back).
+        const at = Math.max(now(), context.nextDueAt ?? Number.NEGATIVE_INFINITY);
+        const served = serveAt(context, context.waiters, at);
+        enqueue.assign({
+          budget: served.budget,
+          waiters: served.waiters,
+          lineReplyTo: context.lineReplyTo,
+          ...nextDue(served.budget, context.config),
+        });
+        for (const reply of served.replies) enqueue.sendTo(reply.to, reply.event);
       }),
       startCoolOff: enqueueActions(({ context, enqueue }, params: { retryAfterMs: number }) => {
         const state = coolOff(context.budget, context.config, {
           retryAfterMs: params.retryAfterMs,
           now: now(),
         });
-        const next = nextFundingAt(state);
         enqueue.assign({
           budget: state,
           coolOffMs: coolOffRemainingMs(state),
-          nextFundingAt: next,
-          nextFundingInMs: next === null ? 0 : Math.max(0, next - (state.clockAt ?? next)),
+          ...nextDue(state, context.config),
         });
       }),
       closeCard: enqueueActions(({ context, enqueue }, params: { cardId: string }) => {
-        enqueue.assign({ budget: closeCard(context.budget, params.cardId) });
+        delete context.lineReplyTo[params.cardId];
+        enqueue.assign({
+          budget: closeCard(context.budget, params.cardId),
+          lineReplyTo: context.lineReplyTo,
+        });
       }),
     },
   };

@@ -25,6 +25,7 @@ import {
 } from 'xstate';
 import { type BudgetMachine, budgetMachine } from '../../machines/budget.machine.js';
 import type { BudgetInEvent } from '../../machines/budget.protocol.js';
+import { cloneBudgetState } from '../budget/bucket.js';
 import type { BudgetInput } from '../budget/config.js';
 import { createBudgetImplementations } from '../budget/implementations.js';
 import { type BudgetDriver, checkBudgetTrace, createBudgetDriver, transitionKey } from './budget-driver.js';
@@ -77,8 +78,8 @@ export const budgetModelCommands: readonly BudgetCommand[] = [
 const coolOffEnds: EventObject = {
   type: budgetMachine.root.states.rate!.states.coolingOff!.after[0]!.eventType,
 };
-const fundingDue: EventObject = {
-  type: budgetMachine.root.states.funding!.states.waiting!.after[0]!.eventType,
+const serveDue: EventObject = {
+  type: budgetMachine.root.states.serving!.states.waiting!.after[0]!.eventType,
 };
 
 /** When each running timer of the machine fires, read from its context. */
@@ -88,8 +89,8 @@ function dueTimers(machine: SnapshotFrom<BudgetMachine>): Array<{ at: number; ev
   if (machine.matches({ rate: 'coolingOff' }) && context.budget.coolOffUntil !== null) {
     timers.push({ at: context.budget.coolOffUntil, event: coolOffEnds });
   }
-  if (machine.matches({ funding: 'waiting' }) && context.nextFundingAt !== null) {
-    timers.push({ at: context.nextFundingAt, event: fundingDue });
+  if (machine.matches({ serving: 'waiting' }) && context.nextDueAt !== null) {
+    timers.push({ at: context.nextDueAt, event: serveDue });
   }
   return timers.sort((a, b) => a.at - b.at);
 }
@@ -109,7 +110,18 @@ export function createBudgetModelLogic(
     scope: AnyActorScope,
   ) => {
     clock.now = at;
-    return machine.transition(machineSnapshot, event as never, scope as never);
+    // The actions update the bucket in place, and the traversal branches from one snapshot into many:
+    // each step starts from its own copy.
+    const { context } = machineSnapshot;
+    const own = {
+      ...machineSnapshot,
+      context: {
+        ...context,
+        budget: cloneBudgetState(context.budget),
+        lineReplyTo: { ...context.lineReplyTo },
+      },
+    } as SnapshotFrom<BudgetMachine>;
+    return machine.transition(own, event as never, scope as never);
   };
   const toMachineEvent = (command: Exclude<BudgetCommand, { type: 'wait' }>): BudgetInEvent => {
     switch (command.type) {
@@ -169,7 +181,8 @@ export function serializeBudgetModelState(snapshot: BudgetModelSnapshot): string
     value,
     level,
     waitingBookings: Math.min(context.budget.bookings.length, 2),
-    liveCards: Object.keys(context.budget.registry.cards).length,
+    liveCards: context.budget.registry.liveCards,
+    inLine: Math.min(context.budget.registry.waiting, 2),
   });
 }
 

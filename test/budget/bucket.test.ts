@@ -5,19 +5,41 @@
 // capped, never drained by a clock going backwards" — tested on the pure math, with explicit times.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import * as bucket from '../../src/budget/bucket.js';
 import {
-  advance,
   type BudgetState,
-  bookTerminal,
-  closeCard,
-  coolOff,
+  cloneBudgetState,
   createBudgetState,
   nextFundingAt,
+  nextWakeAt,
   type ProgressDecision,
-  requestProgress,
-  settleBookings,
 } from '../../src/budget/bucket.js';
 import { type BudgetConfig, resolveBudgetConfig } from '../../src/budget/config.js';
+
+// The bucket updates its state in place (the actor owns one); these tests branch from one state into
+// several, so each call here works on its own copy and leaves its argument as it was.
+const advance = (
+  state: BudgetState,
+  ...rest: Parameters<typeof bucket.advance> extends [unknown, ...infer R] ? R : never
+) => bucket.advance(cloneBudgetState(state), ...rest);
+const requestProgress = (
+  state: BudgetState,
+  ...rest: Parameters<typeof bucket.requestProgress> extends [unknown, ...infer R] ? R : never
+) => bucket.requestProgress(cloneBudgetState(state), ...rest);
+const bookTerminal = (
+  state: BudgetState,
+  ...rest: Parameters<typeof bucket.bookTerminal> extends [unknown, ...infer R] ? R : never
+) => bucket.bookTerminal(cloneBudgetState(state), ...rest);
+const coolOff = (
+  state: BudgetState,
+  ...rest: Parameters<typeof bucket.coolOff> extends [unknown, ...infer R] ? R : never
+) => bucket.coolOff(cloneBudgetState(state), ...rest);
+const settleBookings = (
+  state: BudgetState,
+  ...rest: Parameters<typeof bucket.settleBookings> extends [unknown, ...infer R] ? R : never
+) => bucket.settleBookings(cloneBudgetState(state), ...rest);
+const closeCard = (state: BudgetState, cardId: string) => bucket.closeCard(cloneBudgetState(state), cardId);
+const wakeLine = (state: BudgetState, now: number) => bucket.wakeLine(cloneBudgetState(state), config, now);
 
 // Allowance 100 a minute, capacity 40, reserve 10: the bucket refills 60 a minute — one token a second —
 // and progress frames share 0.9 a second, so one card paints every ~1.1 s and nine every 10 s.
@@ -49,14 +71,49 @@ function drainWithProgress(state: BudgetState, count: number, now: number): Budg
 
 const refused = (reason: string, retryInMs: number): ProgressDecision =>
   ({ granted: false, reason, retryInMs }) as never;
+const waiting: ProgressDecision = { granted: false, waiting: true, reason: 'reserve' };
 
 describe('progress frames and the reserve', () => {
-  it('stop at the reserve and resume once the refill lifts the bucket above it', () => {
+  it('stop at the reserve: the card waits in the line, and is granted once the refill lifts the bucket above it', () => {
     const drained = drainWithProgress(fresh(), 30, 0);
     expect(drained.tokens).toBe(10);
-    expect(progress(drained, 'late', 'late-channel', 0).decision).toEqual(refused('reserve', 1000));
-    expect(progress(drained, 'late', 'late-channel', 999).decision.granted).toBe(false);
+    const late = progress(drained, 'late', 'late-channel', 0);
+    expect(late.decision).toEqual(waiting);
+    expect(nextWakeAt(late.state, config)).toBe(1000);
+    // Asking again keeps its place; nothing is answered before the token is there.
+    const again = progress(late.state, 'late', 'late-channel', 500);
+    expect(again.decision).toEqual(waiting);
+    expect(wakeLine(again.state, 999).answers).toEqual([]);
+    expect(wakeLine(again.state, 1000).answers).toEqual([{ cardId: 'late', decision: { granted: true } }]);
+    // Asked first when the token is there and nobody waits: granted at once.
     expect(progress(drained, 'late', 'late-channel', 1000).decision).toEqual({ granted: true });
+  });
+
+  it('the line is served in order, one card per token, and a newcomer does not jump it', () => {
+    let state = drainWithProgress(fresh(), 30, 0);
+    for (const cardId of ['first', 'second', 'third']) {
+      state = progress(state, cardId, `${cardId}-channel`, 0).state;
+    }
+    // At 2 s two tokens are above the reserve; a newcomer asking then joins the back of the line.
+    const newcomer = progress(state, 'newcomer', 'newcomer-channel', 2000);
+    expect(newcomer.decision).toEqual(waiting);
+    const woken = wakeLine(newcomer.state, 2000);
+    expect(woken.answers.map((answer) => answer.cardId)).toEqual(['first', 'second']);
+    expect(nextWakeAt(woken.state, config)).toBe(3000);
+    expect(wakeLine(woken.state, 4000).answers.map((answer) => answer.cardId)).toEqual(['third', 'newcomer']);
+  });
+
+  it('a card whose own channel is busy when its turn in the line comes is told exactly when, and leaves the line', () => {
+    let state = drainWithProgress(fresh(), 30, 0);
+    state = progress(state, 'a', 'x', 0).state;
+    state = progress(state, 'b', 'x', 0).state;
+    // At 2 s two tokens are there; a paints in x, so x is busy until 3 s when b's turn comes.
+    const woken = wakeLine(state, 2000);
+    expect(woken.answers).toEqual([
+      { cardId: 'a', decision: { granted: true } },
+      { cardId: 'b', decision: refused('spacing', 1000) },
+    ]);
+    expect(nextWakeAt(woken.state, config)).toBeNull();
   });
 
   it('a terminal frame still takes a token at once from the reserve', () => {
@@ -163,10 +220,12 @@ describe('terminal frames reserve a slot', () => {
     let state = progress(fresh(), 'a', 'x', 0).state;
     const booked = bookTerminal(state, config, { cardId: 'b', channel: 'x', now: 0 });
     expect(booked.booking.fundedAt).toBe(1000);
-    // Tokens are plentiful and channel y is clear, yet the terminal frame goes first.
-    expect(progress(booked.state, 'c', 'y', 100).decision).toEqual(refused('reserve', 900));
-    state = settleBookings(booked.state, config, 1000).state;
-    expect(progress(state, 'c', 'y', 1000).decision).toEqual({ granted: true });
+    // Tokens are plentiful and channel y is clear, yet the terminal frame goes first: c waits in the line.
+    const c = progress(booked.state, 'c', 'y', 100);
+    expect(c.decision).toEqual(waiting);
+    expect(nextWakeAt(c.state, config)).toBe(1000);
+    state = settleBookings(c.state, config, 1000).state;
+    expect(wakeLine(state, 1000).answers).toEqual([{ cardId: 'c', decision: { granted: true } }]);
   });
 
   it('a booked frame counts against the cap until it goes out, so the bucket never holds more than its capacity', () => {
@@ -254,30 +313,25 @@ describe('the cool-off after a 429', () => {
   });
 });
 
-describe('pure functions over plain JSON', () => {
-  it('never mutate their input', () => {
-    const base = bookTerminal(progress(fresh(), 'a', 'x', 0).state, config, {
-      cardId: 'b',
-      channel: 'x',
-      now: 0,
-    }).state;
-    const copy = structuredClone(base);
-    const deepFreeze = (value: unknown): void => {
-      if (value && typeof value === 'object') {
-        Object.freeze(value);
-        for (const inner of Object.values(value)) deepFreeze(inner);
-      }
-    };
-    deepFreeze(base);
-    progress(base, 'a', 'x', 2000);
-    progress(base, 'c', 'y', 2000);
-    bookTerminal(base, config, { cardId: 'c', channel: 'y', now: 3000 });
-    coolOff(base, config, { retryAfterMs: 1000, now: 3000 });
-    settleBookings(base, config, 5000);
-    closeCard(base, 'a');
-    advance(base, config, 9000);
-    expect(base).toEqual(copy);
-    expect(JSON.parse(JSON.stringify(base))).toEqual(base);
+describe('a state of plain JSON, updated in place', () => {
+  it('stays plain JSON through every operation, and each operation returns the state it was given', () => {
+    const state = fresh();
+    const steps: BudgetState[] = [
+      bucket.requestProgress(state, config, { cardId: 'a', channel: 'x', now: 0 }).state,
+      bucket.bookTerminal(state, config, { cardId: 'b', channel: 'x', now: 0 }).state,
+      bucket.requestProgress(state, config, { cardId: 'c', channel: 'y', now: 100 }).state,
+      bucket.coolOff(state, config, { retryAfterMs: 1000, now: 200 }),
+      bucket.settleBookings(state, config, 5000).state,
+      bucket.wakeLine(state, config, 5000).state,
+      bucket.closeCard(state, 'a'),
+      bucket.advance(state, config, 90_000),
+      bucket.requestProgress(state, config, { cardId: 'd', channel: 'z', now: 90_000 }).state,
+    ];
+    for (const step of steps) expect(step).toBe(state);
+    expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+    // The silent cards were swept; d is the one live card.
+    expect(Object.keys(state.registry.cards)).toEqual(['d']);
+    expect(state.registry.liveCards).toBe(1);
   });
 
   it('name a time that is not a number', () => {
@@ -300,6 +354,10 @@ describe('the window bound (property)', () => {
     for (const op of ops) {
       now += op.dt;
       state = settleBookings(state, budget, now).state;
+      // The line is served at every step too: a card granted from it sends then.
+      const woken = bucket.wakeLine(state, budget, now);
+      state = woken.state;
+      for (const answer of woken.answers) if (answer.decision.granted) sends.push(now);
       if (op.kind === 'progress') {
         const result = requestProgress(state, budget, {
           cardId: `c${op.card}`,

@@ -47,41 +47,77 @@ describe('budget machine', () => {
       { at: 0, reply: { type: 'budget.granted' } },
       { at: 400, reply: { type: 'budget.refused', retryInMs: 600, reason: 'spacing' } },
     ]);
-    expect(budget.getSnapshot().value).toEqual({ rate: 'open', funding: 'idle' });
+    expect(budget.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
   });
 
   it('funds a terminal frame at once when a token is free and the channel clear; funding stays idle', () => {
     const driver = createBudgetDriver(input);
     driver.book('a', 'x');
     expect(repliesOf(driver, 'a')).toEqual([{ kind: 'funded', at: 0, cardId: 'a' }]);
-    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', funding: 'idle' });
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
   });
 
   it('books an unfundable terminal frame and answers budget.funded exactly when it is funded', () => {
     const driver = createBudgetDriver(input);
     emptyBucket(driver);
     driver.book('a', 'x');
-    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', funding: 'waiting' });
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'waiting' });
     driver.advance(999);
     expect(repliesOf(driver, 'a')).toEqual([]);
     driver.advance(1);
     expect(repliesOf(driver, 'a')).toEqual([{ kind: 'funded', at: 1000, cardId: 'a' }]);
-    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', funding: 'idle' });
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
   });
 
-  it('refuses progress while a terminal booking waits, and grants again once it is funded', () => {
+  it('while a terminal booking waits a progress request waits in the line, and is granted once it is funded', () => {
     const driver = createBudgetDriver(input);
     driver.progress('a', 'x');
     driver.book('b', 'x');
     driver.advance(100);
     driver.progress('c', 'y');
-    expect(repliesOf(driver, 'c')).toEqual([
-      { kind: 'refused', at: 100, cardId: 'c', retryInMs: 900, reason: 'reserve' },
-    ]);
+    expect(repliesOf(driver, 'c')).toEqual([]);
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'waiting' });
     driver.advance(900);
     expect(repliesOf(driver, 'b')).toEqual([{ kind: 'funded', at: 1000, cardId: 'b' }]);
-    driver.progress('c', 'y');
-    expect(repliesOf(driver, 'c').at(-1)).toEqual({ kind: 'granted', at: 1000, cardId: 'c' });
+    // Woken without asking again: one request, one answer.
+    expect(repliesOf(driver, 'c')).toEqual([{ kind: 'granted', at: 1000, cardId: 'c' }]);
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
+  });
+
+  it('nobody polls: cards that find the bucket at its reserve each get one answer, in order, a token apart', () => {
+    const driver = createBudgetDriver(input);
+    // Thirty progress frames leave the reserve of 10.
+    for (let i = 0; i < 30; i++) driver.progress(`drain-${i}`, `drain-channel-${i}`);
+    for (let i = 0; i < 50; i++) driver.progress(`card-${i}`, `channel-${i}`);
+    // A card that asks again while it waits keeps its place and is answered once.
+    driver.advance(500);
+    driver.progress('card-0', 'channel-0');
+    driver.settle();
+    const answers = driver.trace.filter(
+      (entry) => (entry.kind === 'granted' || entry.kind === 'refused') && entry.cardId.startsWith('card-'),
+    );
+    expect(answers.map((entry) => [entry.kind, entry.at, entry.kind === 'granted' && entry.cardId])).toEqual(
+      Array.from({ length: 50 }, (_, i) => ['granted', (i + 1) * 1000, `card-${i}`]),
+    );
+    expect(driver.transitionsTaken).toContain(
+      'budget.serving.waiting xstate.after.nextDue.budget.serving.waiting → budget.serving.waiting',
+    );
+  });
+
+  it('a card whose turn ends (its terminal booking) or that closes leaves the line and is never woken', () => {
+    const driver = createBudgetDriver(input);
+    for (let i = 0; i < 30; i++) driver.progress(`drain-${i}`, `drain-channel-${i}`);
+    driver.progress('ending', 'x');
+    driver.progress('closing', 'y');
+    driver.progress('staying', 'z');
+    driver.book('ending', 'x');
+    driver.close('closing');
+    driver.settle();
+    expect(repliesOf(driver, 'ending')).toEqual([{ kind: 'funded', at: 0, cardId: 'ending' }]);
+    expect(repliesOf(driver, 'closing')).toEqual([]);
+    // The booking took a reserve token: the line's first token is there at 2 s.
+    expect(repliesOf(driver, 'staying')).toEqual([{ kind: 'granted', at: 2000, cardId: 'staying' }]);
+    expect(driver.actor.getSnapshot().context.lineReplyTo).toEqual({});
   });
 
   it('answers several waiting bookings one by one, each at its own funding time', () => {
@@ -101,7 +137,7 @@ describe('budget machine', () => {
       ['y', 3000],
     ]);
     expect(driver.transitionsTaken).toContain(
-      'budget.funding.waiting xstate.after.nextFunding.budget.funding.waiting → budget.funding.waiting',
+      'budget.serving.waiting xstate.after.nextDue.budget.serving.waiting → budget.serving.waiting',
     );
   });
 
@@ -116,7 +152,7 @@ describe('budget machine', () => {
     driver.book('clear', 'y'); // token at 3 s, y clear: funded before 'held'
     expect(driver.nextTimerAt()).toBe(3000);
     expect(driver.transitionsTaken).toContain(
-      'budget.funding.waiting budget.terminal.book → budget.funding.waiting',
+      'budget.serving.waiting budget.terminal.book → budget.serving.waiting',
     );
     driver.settle();
     const funded = driver.trace.filter(
@@ -132,20 +168,20 @@ describe('budget machine', () => {
   it('a 429 cools off: progress refused as cool-off, bookings funded after it, back to open when it ends', () => {
     const driver = createBudgetDriver(input);
     driver.rateLimited(5000);
-    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'coolingOff', funding: 'idle' });
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'coolingOff', serving: 'idle' });
     driver.advance(1000);
     driver.progress('a', 'x');
     driver.book('b', 'y');
     expect(repliesOf(driver, 'a')).toEqual([
       { kind: 'refused', at: 1000, cardId: 'a', retryInMs: 4000, reason: 'cool-off' },
     ]);
-    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'coolingOff', funding: 'waiting' });
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'coolingOff', serving: 'waiting' });
     driver.advance(3999);
     expect(repliesOf(driver, 'b')).toEqual([]);
-    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'coolingOff', funding: 'waiting' });
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'coolingOff', serving: 'waiting' });
     driver.advance(1);
     expect(repliesOf(driver, 'b')).toEqual([{ kind: 'funded', at: 5000, cardId: 'b' }]);
-    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', funding: 'idle' });
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
     driver.progress('a', 'x');
     expect(repliesOf(driver, 'a').at(-1)).toEqual({ kind: 'granted', at: 5000, cardId: 'a' });
   });

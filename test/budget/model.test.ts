@@ -37,10 +37,10 @@ describe('budget machine, model-based', () => {
     );
     expect([...visited].sort()).toEqual(
       [
-        { rate: 'coolingOff', funding: 'idle' },
-        { rate: 'coolingOff', funding: 'waiting' },
-        { rate: 'open', funding: 'idle' },
-        { rate: 'open', funding: 'waiting' },
+        { rate: 'coolingOff', serving: 'idle' },
+        { rate: 'coolingOff', serving: 'waiting' },
+        { rate: 'open', serving: 'idle' },
+        { rate: 'open', serving: 'waiting' },
       ]
         .map((value) => JSON.stringify(value))
         .sort(),

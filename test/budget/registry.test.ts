@@ -1,69 +1,133 @@
-// The registry of live cards and channel slots behind spec run-visibility 8's fair share and spacing.
-import { createStore } from '@xstate/store';
+// The registry of live cards, channel slots and the line behind spec run-visibility 8's fair share,
+// spacing and reserve: kept as counts, a heap and a FIFO so no request scans or copies every card.
 import { describe, expect, it } from 'vitest';
 import {
-  applyRegistry,
+  bookChannel,
+  channelFreeAt,
+  deferChannels,
   emptyRegistry,
+  expectBack,
+  joinLine,
+  leaveLine,
+  lineHead,
+  liveCardCount,
   liveCardsIn,
-  type RegistryEvent,
-  registryStoreConfig,
+  removeCard,
+  seeCard,
+  sweepSilent,
 } from '../../src/budget/registry.js';
 
-const events: RegistryEvent[] = [
-  { type: 'cardSeen', cardId: 'a', channel: 'x', at: 0 },
-  { type: 'cardPainted', cardId: 'b', channel: 'x', at: 100 },
-  { type: 'channelBooked', channel: 'x', nextFreeAt: 1100 },
-  { type: 'channelBooked', channel: 'y', nextFreeAt: 400 },
-  { type: 'cardSeen', cardId: 'c', channel: 'y', at: 50_000 },
-  { type: 'silentCardsSwept', at: 60_050, liveWindowMs: 60_000 },
-  { type: 'freeChannelsPruned', at: 500 },
-  { type: 'cardClosed', cardId: 'c' },
-];
+const WINDOW = 60_000;
 
 describe('budget registry', () => {
-  it('as a live @xstate/store it ends where the pure transitions end', () => {
-    const store = createStore(registryStoreConfig);
-    let registry = emptyRegistry();
-    for (const event of events) {
-      store.send(event);
-      registry = applyRegistry(registry, event);
-    }
-    expect(store.getSnapshot().context).toEqual(registry);
-    expect(registry).toEqual({
-      cards: { b: { channel: 'x', seenAt: 100, paintedAt: 100 } },
-      channels: { x: 1100 },
-    });
+  it('counts live cards, per channel too, as cards arrive, move and leave', () => {
+    const registry = emptyRegistry();
+    seeCard(registry, 'a', 'x', 0, WINDOW);
+    seeCard(registry, 'b', 'x', 0, WINDOW);
+    seeCard(registry, 'c', 'y', 0, WINDOW);
+    expect([liveCardCount(registry), liveCardsIn(registry, 'x'), liveCardsIn(registry, 'y')]).toEqual([
+      3, 2, 1,
+    ]);
+    seeCard(registry, 'b', 'y', 10, WINDOW);
+    expect([liveCardsIn(registry, 'x'), liveCardsIn(registry, 'y')]).toEqual([1, 2]);
+    removeCard(registry, 'a');
+    removeCard(registry, 'a');
+    expect([liveCardCount(registry), liveCardsIn(registry, 'x')]).toEqual([2, 0]);
+    expect(registry.cardsPerChannel).toEqual({ y: 2 });
   });
 
   it('sweeps a card silent for longer than the live window, and keeps one silent for exactly the window', () => {
-    let registry = applyRegistry(emptyRegistry(), { type: 'cardSeen', cardId: 'a', channel: 'x', at: 0 });
-    registry = applyRegistry(registry, { type: 'cardSeen', cardId: 'b', channel: 'x', at: 1 });
-    const swept = applyRegistry(registry, { type: 'silentCardsSwept', at: 60_001, liveWindowMs: 60_000 });
-    expect(Object.keys(swept.cards)).toEqual(['b']);
-    expect(liveCardsIn(swept, 'x')).toBe(1);
+    const registry = emptyRegistry();
+    seeCard(registry, 'a', 'x', 0, WINDOW);
+    seeCard(registry, 'b', 'x', 1, WINDOW);
+    sweepSilent(registry, 60_001);
+    expect(Object.keys(registry.cards)).toEqual(['b']);
+    expect(liveCardsIn(registry, 'x')).toBe(1);
+  });
+
+  it('a card seen again, or told to come back later, stays live until its latest time plus the window', () => {
+    const registry = emptyRegistry();
+    seeCard(registry, 'seen-again', 'x', 0, WINDOW);
+    seeCard(registry, 'told-later', 'y', 0, WINDOW);
+    seeCard(registry, 'seen-again', 'x', 30_000, WINDOW);
+    expectBack(registry, 'told-later', 50_000, WINDOW);
+    sweepSilent(registry, 89_000);
+    expect(Object.keys(registry.cards).sort()).toEqual(['seen-again', 'told-later']);
+    sweepSilent(registry, 90_001);
+    expect(Object.keys(registry.cards)).toEqual(['told-later']);
+    sweepSilent(registry, 110_001);
+    expect(registry.liveCards).toBe(0);
+    // Every heap entry was answered: nothing stale is left behind.
+    expect(registry.silence).toEqual([]);
+  });
+
+  it('a card waiting in the line is never swept; it is watched again once it leaves', () => {
+    const registry = emptyRegistry();
+    seeCard(registry, 'a', 'x', 0, WINDOW);
+    joinLine(registry, 'a');
+    sweepSilent(registry, 500_000);
+    expect(liveCardCount(registry)).toBe(1);
+    leaveLine(registry, 'a');
+    sweepSilent(registry, 500_001);
+    expect(liveCardCount(registry)).toBe(0);
+  });
+
+  it('a card closed and seen again under the same id is a new card, not swept by its old entry', () => {
+    const registry = emptyRegistry();
+    seeCard(registry, 'a', 'x', 0, WINDOW);
+    removeCard(registry, 'a');
+    seeCard(registry, 'a', 'x', 50_000, WINDOW);
+    sweepSilent(registry, 60_001);
+    expect(registry.cards.a?.seenAt).toBe(50_000);
   });
 
   it('keeps a card painted earlier painted when it is seen again, in its latest channel', () => {
-    let registry = applyRegistry(emptyRegistry(), { type: 'cardPainted', cardId: 'a', channel: 'x', at: 10 });
-    registry = applyRegistry(registry, { type: 'cardSeen', cardId: 'a', channel: 'y', at: 20 });
-    expect(registry.cards.a).toEqual({ channel: 'y', seenAt: 20, paintedAt: 10 });
+    const registry = emptyRegistry();
+    seeCard(registry, 'a', 'x', 10, WINDOW);
+    registry.cards.a!.paintedAt = 10;
+    seeCard(registry, 'a', 'y', 20, WINDOW);
+    expect(registry.cards.a).toMatchObject({ channel: 'y', seenAt: 20, paintedAt: 10 });
   });
 
-  it('defers only the channel slots after the given time', () => {
-    let registry = applyRegistry(emptyRegistry(), { type: 'channelBooked', channel: 'x', nextFreeAt: 900 });
-    registry = applyRegistry(registry, { type: 'channelBooked', channel: 'y', nextFreeAt: 1500 });
-    expect(applyRegistry(registry, { type: 'channelsDeferred', after: 1000, byMs: 5000 }).channels).toEqual({
-      x: 900,
-      y: 6500,
-    });
+  it('the line is first come, first served; a card keeps its place when it asks again, and leaves when answered', () => {
+    const registry = emptyRegistry();
+    for (const cardId of ['a', 'b', 'c']) {
+      seeCard(registry, cardId, cardId, 0, WINDOW);
+      joinLine(registry, cardId);
+    }
+    joinLine(registry, 'a');
+    expect(registry.waiting).toBe(3);
+    leaveLine(registry, 'b');
+    expect(lineHead(registry)).toBe('a');
+    leaveLine(registry, 'a');
+    expect(lineHead(registry)).toBe('c');
+    // b joins again: behind c, not in its old place.
+    joinLine(registry, 'b');
+    leaveLine(registry, 'c');
+    expect(lineHead(registry)).toBe('b');
+    removeCard(registry, 'b');
+    expect(lineHead(registry)).toBeUndefined();
+    expect(registry.waiting).toBe(0);
+    expect(registry.line).toEqual([]);
   });
 
-  it('never mutates the registry it is given', () => {
-    const filled = events.slice(0, 4).reduce(applyRegistry, emptyRegistry());
-    const frozen = structuredClone(filled);
-    for (const value of [frozen, frozen.cards, frozen.channels, ...Object.values(frozen.cards)])
-      Object.freeze(value);
-    for (const event of events) applyRegistry(frozen, event);
-    expect(frozen).toEqual(filled);
+  it('a free channel is forgotten when asked about; deferring moves only the slots after the given time', () => {
+    const registry = emptyRegistry();
+    bookChannel(registry, 'x', 900, 0);
+    bookChannel(registry, 'y', 1500, 0);
+    deferChannels(registry, 1000, 5000);
+    expect(registry.channels).toEqual({ x: 900, y: 6500 });
+    expect(channelFreeAt(registry, 'x', 1000)).toBe(1000);
+    expect(channelFreeAt(registry, 'y', 1000)).toBe(6500);
+    expect(registry.channels).toEqual({ y: 6500 });
+    expect(registry.channelCount).toBe(1);
+  });
+
+  it('channels nobody asks about again are pruned once the map doubles, so it stays bounded', () => {
+    const registry = emptyRegistry();
+    for (let i = 0; i < 10_000; i++) bookChannel(registry, `c${i}`, i + 1000, i);
+    // Only channels still busy (free after the last booking's time) remain, give or take one doubling.
+    expect(registry.channelCount).toBeLessThan(2 * 1000 + 64 + 1);
+    expect(Object.keys(registry.channels)).toHaveLength(registry.channelCount);
   });
 });

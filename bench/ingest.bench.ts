@@ -1,0 +1,148 @@
+/**
+ * `npm run bench -- ingest`: the HTTP ingest (`POST /v1/events`, src/serve)
+ * under 1 and 50 concurrent senders on 127.0.0.1, one event (a tool call) per
+ * request on a keep-alive connection per sender (a new turn every 20). The runtime behind it runs
+ * on a simulated clock nobody advances, so no timer fires and nothing reaches
+ * the surface: what is measured is the way in (HTTP, parse, redact, sequence,
+ * route to the turn).
+ *
+ * With 50 senders half start at once and half join 0.5 s later; the first
+ * 202 of a late joiner is reported apart, to see whether a new connection
+ * waits behind the established ones. Wall time is the measure here (it is a
+ * latency); run it on a quiet machine.
+ */
+import { Agent, request } from 'node:http';
+import pino from 'pino';
+import { startIngestServer } from '../src/serve/http.js';
+import { startBenchRuntime } from './runtime/harness.js';
+import { count, cpuSeconds, printTable, progress } from './runtime/report.js';
+import { forgetfulSurface } from './runtime/surfaces.js';
+
+interface Sender {
+  agent: Agent;
+  latencies: number[];
+}
+
+function post(url: URL, agent: Agent, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 202) reject(new Error(`ingest bench: got ${res.statusCode}`));
+          else resolve(performance.now() - started);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Requests per turn: a turn_started, then tool calls. */
+const TURN_EVENTS = 20;
+
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+async function runCase(senders: number, requestsEach: number) {
+  const bench = await startBenchRuntime(forgetfulSurface());
+  const server = await startIngestServer({
+    runtime: bench.runtime,
+    surfaces: { gchat: bench.surface },
+    host: '127.0.0.1',
+    port: 0,
+    bodyLimitBytes: 1 << 20,
+    deadLetter: () => {},
+    logger: pino({ level: 'silent' }),
+  });
+  const url = new URL('/v1/events', server.url);
+  const all: Sender[] = Array.from({ length: senders }, () => ({
+    agent: new Agent({ keepAlive: true, maxSockets: 1 }),
+    latencies: [],
+  }));
+  const cpuStart = cpuSeconds();
+  const wallStart = performance.now();
+  const late = senders > 1 ? Math.floor(senders / 2) : senders;
+  const run = async (i: number) => {
+    if (i >= late) await new Promise((resolve) => setTimeout(resolve, 500));
+    const sender = all[i]!;
+    for (let n = 0; n < requestsEach; n++) {
+      // A new turn every TURN_EVENTS requests: a turn's cost grows with its log, which is not what is measured.
+      const space = `gchat:spaces/I${i % 10}`;
+      const turnId = `T${i}-${Math.floor(n / TURN_EVENTS)}`;
+      const body = JSON.stringify(
+        n % TURN_EVENTS === 0
+          ? { type: 'turn_started', space, turnId, root: { messageId: `u${turnId}`, threadId: `u${turnId}` } }
+          : {
+              type: 'tool_call',
+              space,
+              turnId,
+              callId: `c${n}`,
+              tool: 'Read',
+              input: { path: `src/module${n}.ts` },
+            },
+      );
+      sender.latencies.push(await post(url, sender.agent, body));
+    }
+  };
+  await Promise.all(all.map((_, i) => run(i)));
+  const wallS = (performance.now() - wallStart) / 1000;
+  const cpuS = cpuSeconds() - cpuStart;
+  for (const sender of all) sender.agent.destroy();
+  await server.close();
+  await bench.runtime.stop();
+  const latencies = all.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const firsts = all
+    .slice(late)
+    .map((s) => s.latencies[0]!)
+    .sort((a, b) => a - b);
+  return { events: senders * requestsEach, wallS, cpuS, latencies, firsts };
+}
+
+export default async function run(): Promise<void> {
+  progress('ingest: warm-up');
+  await runCase(4, 200);
+  const rows: string[][] = [];
+  for (const [senders, each] of [
+    [1, 4000],
+    [50, 200],
+  ] as const) {
+    progress(`ingest: ${senders} sender(s) × ${each} requests`);
+    const r = await runCase(senders, each);
+    const ms = (v: number) => v.toFixed(2);
+    rows.push([
+      count(senders),
+      count(r.events),
+      count(r.events / r.wallS),
+      count(r.events / r.cpuS),
+      ms(percentile(r.latencies, 50)),
+      ms(percentile(r.latencies, 99)),
+      ms(r.latencies.at(-1)!),
+      senders > 1 ? `${ms(percentile(r.firsts, 50))} / ${ms(percentile(r.firsts, 99))}` : '–',
+    ]);
+  }
+  console.log(
+    'one event per POST /v1/events, keep-alive connection per sender, 127.0.0.1; latencies in ms\n',
+  );
+  printTable(
+    [
+      'senders',
+      'events',
+      'events/wall s',
+      'events/CPU s',
+      'p50',
+      'p99',
+      'max',
+      'late joiner first 202 p50 / p99',
+    ],
+    rows,
+  );
+}
