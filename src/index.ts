@@ -66,7 +66,14 @@ export {
   renderGchatText,
   renderPolicyCard,
   renderPolicyFallbackText,
-} from './render/gchat.js';
+} from './platforms/gchat/render.js';
+export {
+  CHAT_BOT_SCOPE,
+  createGchatSurface,
+  GCHAT_CAPABILITIES,
+  type GchatAuth,
+  type GchatSurfaceOptions,
+} from './platforms/gchat/surface.js';
 export { MENTION_BREAK, neutralizeBroadMentions } from './render/mentions.js';
 export * from './routing/index.js';
 export { createDeliveryImplementations } from './runtime/delivery.implementations.js';
@@ -98,13 +105,6 @@ export {
   startServe,
 } from './serve/index.js';
 export * from './store/index.js';
-export {
-  CHAT_BOT_SCOPE,
-  createGchatSurface,
-  GCHAT_CAPABILITIES,
-  type GchatAuth,
-  type GchatSurfaceOptions,
-} from './surfaces/gchat/index.js';
 export * from './surfaces/surface.js';
 export * from './turnlog/index.js';
 export {

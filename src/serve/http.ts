@@ -31,7 +31,7 @@ export interface IngestServerOptions {
     'ingest' | 'sync' | 'turn' | 'finishedTurn' | 'configureSpace' | 'spaceSettings' | 'resetSpace'
   >;
   /** The configured surfaces, for `/healthz`. */
-  surfaces: Partial<Record<Platform, ChatSurface>>;
+  surfaces: Partial<Record<string, ChatSurface>>;
   host: string;
   /** 0: any free port (read it from `url`). */
   port: number;

@@ -10,35 +10,35 @@
  * against those.
  */
 import { createFaultInjector } from '../emulators/core/faults.js';
-import { broadMentionsFor } from '../emulators/core/mentions.js';
+import { broadMentionsFor, detectBroadMentions } from '../emulators/core/mentions.js';
 import { createMessageStore, type StoredMessage } from '../emulators/core/messageStore.js';
 import { type CallDescription, createCallRecorder } from '../emulators/core/recorder.js';
 import type { EmulatedMessage, FaultRule, RecordedCall } from '../emulators/types.js';
-import type { Platform } from '../events/schema.js';
+import { PLATFORMS, type Platform } from '../events/schema.js';
+import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import type { PlatformCapabilities } from '../platforms/types.js';
 import {
   type CallOpts,
   type ChatSurface,
   type EditRequest,
   type PostedMessage,
   type PostRequest,
-  type SurfaceCapabilities,
   SurfaceError,
 } from './surface.js';
 
-/** What each platform allows, as the memory surface models it by default. */
-export const MEMORY_SURFACE_CAPABILITIES: Readonly<Record<Platform, SurfaceCapabilities>> = {
-  // The reference spec budgets 4096 chars; Google Chat threads only in named spaces; `requestId` is idempotent.
-  gchat: { maxChars: 4096, silentPosts: false, threadsInDms: false, idempotentCreate: true },
-  slack: { maxChars: 40_000, silentPosts: false, threadsInDms: true, idempotentCreate: false },
-  // SUPPRESS_NOTIFICATIONS; no threads in DMs.
-  discord: { maxChars: 2000, silentPosts: true, threadsInDms: false, idempotentCreate: false },
-};
+/** The built-in platforms' capabilities, as their descriptors declare them (what the memory surface models). */
+export const MEMORY_SURFACE_CAPABILITIES: Readonly<Record<Platform, Readonly<PlatformCapabilities>>> =
+  Object.fromEntries(
+    PLATFORMS.map((platform) => [platform, builtinPlatforms.require(platform).capabilities]),
+  ) as Record<Platform, PlatformCapabilities>;
 
 export interface MemorySurfaceOptions {
-  /** Default `gchat`. */
-  platform?: Platform;
-  /** Overrides the platform's defaults (MEMORY_SURFACE_CAPABILITIES). */
-  capabilities?: Partial<SurfaceCapabilities>;
+  /** The platform it stands in for. Default `gchat`. */
+  platform?: string;
+  /** Where `platform`'s capabilities come from (its descriptor). Default: the built-ins. */
+  platforms?: PlatformRegistry;
+  /** Overrides the platform's capabilities (from its descriptor). */
+  capabilities?: Partial<PlatformCapabilities>;
   /** Epoch ms for `at` and message timestamps. Default `Date.now`. */
   now?: () => number;
 }
@@ -83,10 +83,15 @@ function errorForStatus(status: number, retryAfterS: number | undefined, what: s
 
 export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurface {
   const platform = opts.platform ?? 'gchat';
-  const capabilities: SurfaceCapabilities = {
-    ...MEMORY_SURFACE_CAPABILITIES[platform],
+  const capabilities: PlatformCapabilities = {
+    ...(opts.platforms ?? builtinPlatforms).require(platform).capabilities,
     ...opts.capabilities,
   };
+  /** Broad mentions that would fire: as the emulators judge a built-in platform; any broad one elsewhere. */
+  const mentionsIn = (text: string): string[] =>
+    (PLATFORMS as readonly string[]).includes(platform)
+      ? broadMentionsFor(platform as Platform, text)
+      : detectBroadMentions(text);
   const now = opts.now ?? Date.now;
   const recorder = createCallRecorder(now);
   const faults = createFaultInjector();
@@ -229,7 +234,7 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
         thread,
         messageId: message.id,
         notifies: !(req.silent && capabilities.silentPosts),
-        mentions: broadMentionsFor(platform, req.text),
+        mentions: mentionsIn(req.text),
       });
       return posted(message);
     },
@@ -262,7 +267,7 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
         ...call,
         status: 200,
         thread: message.thread,
-        mentions: broadMentionsFor(platform, req.text),
+        mentions: mentionsIn(req.text),
       });
     },
 

@@ -3,7 +3,6 @@
  * Everything the runtime needs from Google Chat, Slack, Discord or the memory
  * surface goes through these calls, with errors normalised to one taxonomy.
  */
-import type { Platform } from '../events/schema.js';
 
 export type SurfaceErrorKind = 'not-found' | 'rate-limited' | 'transient' | 'forbidden' | 'invalid';
 
@@ -92,7 +91,8 @@ export interface CallOpts {
 }
 
 export interface ChatSurface {
-  readonly platform: Platform;
+  /** The platform id (the space prefix it serves: `gchat`, `slack`, `discord`, …). */
+  readonly platform: string;
   readonly capabilities: SurfaceCapabilities;
   post(req: PostRequest, opts?: CallOpts): Promise<PostedMessage>;
   edit(req: EditRequest, opts?: CallOpts): Promise<void>;

@@ -9,7 +9,7 @@ import {
   renderLogLine,
   renderPolicyCard,
   renderPolicyFallbackText,
-} from '../../src/render/gchat.js';
+} from '../../src/platforms/gchat/render.js';
 import { MENTION_BREAK } from '../../src/render/mentions.js';
 
 const Z = MENTION_BREAK;

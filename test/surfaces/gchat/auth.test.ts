@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { auth as googleAuth } from 'googleapis/build/src/apis/chat/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGchatSurface } from '../../../src/surfaces/gchat/index.js';
+import { createGchatSurface } from '../../../src/platforms/gchat/surface.js';
 import { rejection, SPACE, type SurfaceHarness, startSurfaceHarness } from './harness.js';
 
 let h: SurfaceHarness;

@@ -1,7 +1,7 @@
 // spec: the gchat surface issue items 1 and 4 — post (top level, thread by name, thread by root message),
 // edit (`updateMask: 'text'`), idempotent retry by client id, capabilities, react, bad input.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGchatSurface, GCHAT_CAPABILITIES } from '../../../src/surfaces/gchat/index.js';
+import { createGchatSurface, GCHAT_CAPABILITIES } from '../../../src/platforms/gchat/surface.js';
 import { isSurfaceError } from '../../../src/surfaces/surface.js';
 import { chatClient } from '../../emulators/gchat/gchatHarness.js';
 import { rejection, SPACE, SPACE_NAME, type SurfaceHarness, startSurfaceHarness } from './harness.js';
@@ -164,6 +164,8 @@ describe('gchat surface: shape and input', () => {
       silentPosts: false,
       threadsInDms: false,
       idempotentCreate: true,
+      cards: true,
+      buttons: true,
     });
     expect(GCHAT_CAPABILITIES).toEqual(h.surface.capabilities);
   });

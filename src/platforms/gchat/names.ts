@@ -3,7 +3,7 @@
  * `gchat:spaces/AAAA` space, and message and thread names inside it
  * (`spaces/AAAA/messages/…`, `spaces/AAAA/threads/…`).
  */
-import { SurfaceError } from '../surface.js';
+import { SurfaceError } from '../../surfaces/surface.js';
 
 const PREFIX = 'gchat:';
 /** Space ids as Google issues them: letters, digits, `-` and `_`. */

@@ -13,8 +13,13 @@
  * final answer): its Markdown becomes Chat syntax outside code. Mentions are
  * neutralized everywhere (`<users/all>` and any `<users/…>` can never ping).
  */
-import type { PolicyCard } from '../surfaces/surface.js';
-import { MENTION_BREAK, neutralizeBroadMentions } from './mentions.js';
+import { MENTION_BREAK, neutralizeMentions } from '../../render/mentions.js';
+import type { PolicyCard } from '../../surfaces/surface.js';
+
+/** Mentions only Google Chat parses: any `<users/…>` (a person's mention pings that person too). */
+export const GCHAT_MENTION_FORMS: readonly string[] = ['<(?=users/)'];
+
+const neutralize = (text: string): string => neutralizeMentions(text, GCHAT_MENTION_FORMS);
 
 /** The `function` a card button invokes; its parameters carry `requestId` and `decision`. */
 export const POLICY_DECISION_ACTION = 'turnlog.policyDecision';
@@ -39,14 +44,14 @@ export function renderGchatText(text: string): string {
       const fence = FENCE.test(line);
       const rendered = inFence || fence ? line : renderProseLine(line);
       if (fence) inFence = !inFence;
-      return neutralizeBroadMentions(rendered, 'gchat');
+      return neutralize(rendered);
     })
     .join('\n');
 }
 
 /** One turn-log line, shown literally: no code block, link or mention can form. */
 export function renderLogLine(line: string): string {
-  return neutralizeBroadMentions(line, 'gchat')
+  return neutralize(line)
     .replace(BACKTICK_PAIR, `\`${MENTION_BREAK}`)
     .replace(ANGLE_TOKEN, `<${MENTION_BREAK}`);
 }
@@ -79,7 +84,7 @@ const commandOf = (card: PolicyCard): string => [card.command, ...(card.args ?? 
 
 /** A command inside a ``` block: no backtick run can close the block early. */
 const codeBlock = (command: string): string =>
-  `\`\`\`\n${neutralizeBroadMentions(command, 'gchat').replace(BACKTICK_PAIR, `\`${MENTION_BREAK}`)}\n\`\`\``;
+  `\`\`\`\n${neutralize(command).replace(BACKTICK_PAIR, `\`${MENTION_BREAK}`)}\n\`\`\``;
 
 const escapeHtml = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -130,7 +135,7 @@ export function renderPolicyCard(card: PolicyCard): GchatCardV2[] {
 
 /** The text message posted when Chat refuses the card: the same request, without buttons. */
 export function renderPolicyFallbackText(card: PolicyCard): string {
-  const title = neutralizeBroadMentions(card.title, 'gchat');
-  const requestId = neutralizeBroadMentions(card.requestId, 'gchat');
+  const title = neutralize(card.title);
+  const requestId = neutralize(card.requestId);
   return `🔐 *${title}*\n${codeBlock(commandOf(card))}\nRequest ${requestId}: the approve/reject buttons could not be shown.`;
 }

@@ -17,13 +17,7 @@
  * `AbortError`.
  */
 import type { chat_v1 } from 'googleapis/build/src/apis/chat/index.js';
-import {
-  type GchatCardV2,
-  renderGchatText,
-  renderPolicyCard,
-  renderPolicyFallbackText,
-} from '../../render/gchat.js';
-import { neutralizeBroadMentions } from '../../render/mentions.js';
+import { neutralizeMentions } from '../../render/mentions.js';
 import {
   type CallOpts,
   type ChatSurface,
@@ -32,15 +26,22 @@ import {
   type PolicyCard,
   type PostedMessage,
   type PostRequest,
-  type SurfaceCapabilities,
   SurfaceError,
   type ThreadAnchor,
-} from '../surface.js';
+} from '../../surfaces/surface.js';
+import type { PlatformCapabilities } from '../types.js';
 import { createSpaceBackoff } from './backoff.js';
 import { createGchatClient, type GchatAuth } from './client.js';
 import { googleStatusOf, httpStatusOf, toSurfaceError } from './errors.js';
 import { clientMessageIdFor, requestIdFor } from './ids.js';
 import { gchatSpaceName, isThreadOf, requireMessageOf } from './names.js';
+import {
+  GCHAT_MENTION_FORMS,
+  type GchatCardV2,
+  renderGchatText,
+  renderPolicyCard,
+  renderPolicyFallbackText,
+} from './render.js';
 
 export { CHAT_BOT_SCOPE, type GchatAuth } from './client.js';
 
@@ -57,12 +58,17 @@ export interface GchatSurfaceOptions {
   strict?: boolean;
 }
 
-/** The reference spec budgets 4096 chars (the API takes 32,000 bytes); threads only in named spaces; `requestId` is idempotent. */
-export const GCHAT_CAPABILITIES: Readonly<SurfaceCapabilities> = {
+/**
+ * The reference spec budgets 4096 chars (the API takes 32,000 bytes); threads only in named spaces;
+ * `requestId` is idempotent; cardsV2 with buttons.
+ */
+export const GCHAT_CAPABILITIES: Readonly<PlatformCapabilities> = {
   maxChars: 4096,
   silentPosts: false,
   threadsInDms: false,
   idempotentCreate: true,
+  cards: true,
+  buttons: true,
 };
 
 const REPLY_OPTION = 'REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD';
@@ -85,7 +91,7 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
   if (!(timeout > 0)) {
     throw new RangeError(`createGchatSurface: requestTimeoutMs must be positive, got ${timeout}`);
   }
-  const capabilities: SurfaceCapabilities = { ...GCHAT_CAPABILITIES };
+  const capabilities: PlatformCapabilities = { ...GCHAT_CAPABILITIES };
   const backoff = createSpaceBackoff();
 
   /** One API call in `space`: abort honoured, errors mapped, the space's backoff reset on success. */
@@ -176,7 +182,7 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
       }
       const card = {
         cardsV2: policyCard(req.card),
-        fallbackText: neutralizeBroadMentions(req.text, 'gchat'),
+        fallbackText: neutralizeMentions(req.text, GCHAT_MENTION_FORMS),
       };
       try {
         return await create(space, card, thread, req.clientId, signal);
