@@ -63,9 +63,10 @@ export {
 export {
   type GchatCardV2,
   POLICY_DECISION_ACTION,
+  renderCardFallbackText,
+  renderGchatCard,
+  renderGchatMessage,
   renderGchatText,
-  renderPolicyCard,
-  renderPolicyFallbackText,
 } from './platforms/gchat/render.js';
 export {
   CHAT_BOT_SCOPE,

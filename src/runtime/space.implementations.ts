@@ -19,8 +19,9 @@ import type { RunEvent } from '../events/schema.js';
 import { routeEvent } from '../routing/route.js';
 import type { Destination } from '../routing/types.js';
 import type { TurnlogStore } from '../store/store.js';
+import { proseFrame, type SurfaceFrame } from '../surfaces/frame.js';
 import type { ThreadAnchor } from '../surfaces/surface.js';
-import { formatTurnLogEntry, renderEntryLine } from '../turnlog/format.js';
+import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { provideDeliveryMachine } from './delivery.implementations.js';
 import { restorable } from './restorable.js';
 import { provideTurnMachine, type TurnImplementationDeps } from './turn.implementations.js';
@@ -92,11 +93,11 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
   const turnLogic = restorable(provideTurnMachine(deps));
   const deliveryLogic = provideDeliveryMachine(deps);
 
-  /** One log line for an event that goes top-level instead of into a thread log. */
-  const lineOf = (event: RunEvent): string => {
+  /** A log frame of one line for an event that goes top-level instead of into a thread log. */
+  const lineOf = (event: RunEvent): SurfaceFrame => {
     const entry = formatTurnLogEntry(event, { ...deps.format, now: deps.now(), depth: depthOf(event) });
-    if (entry) return renderEntryLine(entry);
-    return 'text' in event && typeof event.text === 'string' ? event.text : event.type;
+    if (entry) return { kind: 'log', lines: [frameLineOf(entry)] };
+    return proseFrame('text' in event && typeof event.text === 'string' ? event.text : event.type);
   };
 
   const clientIdOf = (event: RunEvent, what: string): string | undefined =>
@@ -169,7 +170,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           purpose: 'top-level entry',
           request: {
             space: context.space,
-            text: lineOf(params.event),
+            frame: lineOf(params.event),
             ...optionalClientId(clientIdOf(params.event, 'orphan')),
           },
         });
@@ -180,20 +181,24 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         const event = params.event as Extract<RunEvent, { type: 'policy_request' }>;
         const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
         const thread = record?.mode === 'live' && threadsOn(context) ? record.anchor : null;
-        const title = event.title ?? 'Approval needed';
-        const text = `🔐 ${title}: ${[event.command, ...(event.args ?? [])].join(' ')}`;
         const delivery = nextDelivery(context, {
           purpose: 'policy card',
           request: {
             space: context.space,
-            text,
-            ...(thread ? { thread } : {}),
-            card: {
-              requestId: event.requestId,
-              title,
-              command: event.command,
-              ...(event.args ? { args: event.args } : {}),
+            frame: {
+              kind: 'card',
+              card: {
+                kind: 'policy',
+                id: event.requestId,
+                title: event.title ?? 'Approval needed',
+                body: [event.command, ...(event.args ?? [])].join(' '),
+                actions: [
+                  { id: 'approve', label: 'Approve', style: 'primary' },
+                  { id: 'reject', label: 'Reject', style: 'danger' },
+                ],
+              },
             },
+            ...(thread ? { thread } : {}),
             ...optionalClientId(clientIdOf(event, 'card')),
           },
         });
@@ -218,7 +223,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           purpose: isAnswer ? 'answer' : 'top-level entry',
           request: {
             space: context.space,
-            text: isAnswer ? event.text : lineOf(event),
+            frame: isAnswer ? proseFrame(event.text) : lineOf(event),
             ...(thread ? { thread } : {}),
             ...optionalClientId(clientIdOf(event, isAnswer ? 'answer' : 'top')),
           },

@@ -90,10 +90,11 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         const result = renderTurnLog(logOf(context), condenseOpts(context));
         const frame: Frame =
           result.kind === 'fits'
-            ? { kind: 'fits', text: result.text, appended: context.appended }
+            ? { kind: 'fits', text: result.text, lines: result.lines, appended: context.appended }
             : {
                 kind: 'rollover',
                 text: result.finalText,
+                lines: result.finalLines,
                 carry: result.carryEntries,
                 appended: context.appended,
               };

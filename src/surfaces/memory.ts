@@ -1,5 +1,6 @@
 /**
- * An in-process ChatSurface for tests (CONTRACTS.md §5). It keeps messages
+ * An in-process ChatSurface for tests. It keeps messages (their frames, and
+ * the frames' plain text as what a person sees)
  * and records calls with the emulator core's own recorder, store and fault
  * matcher, so `calls` has the shape of `GET /_emulator/calls` and `fail`
  * takes the rules of `POST /_emulator/faults`.
@@ -17,6 +18,7 @@ import type { EmulatedMessage, FaultRule, RecordedCall } from '../emulators/type
 import { PLATFORMS, type Platform } from '../events/schema.js';
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
 import type { PlatformCapabilities } from '../platforms/types.js';
+import { plainText, type SurfaceFrame } from './frame.js';
 import {
   type CallOpts,
   type ChatSurface,
@@ -50,6 +52,8 @@ export interface MemorySurface extends ChatSurface {
   fail(rule: FaultRule): void;
   /** A space as a person sees it, like `GET /_emulator/messages` (`gchat:spaces/A` or `spaces/A`). */
   messages(space: string): EmulatedMessage[];
+  /** The frame a message of the app shows now (its text in `messages` is the frame's plain form). */
+  frameOf(messageId: string): SurfaceFrame | undefined;
   /** A person deletes a message: a later edit or reaction gets `not-found`. */
   deleteMessage(messageId: string): void;
   /** A person posts a message (a new thread unless `threadId`); anchor a turn on the result. */
@@ -96,6 +100,7 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
   const recorder = createCallRecorder(now);
   const faults = createFaultInjector();
   const store = createMessageStore(now);
+  const frames = new Map<string, SurfaceFrame>();
   let hold: { released: Promise<void>; release: () => void } | null = null;
 
   const prefix = `${platform}:`;
@@ -189,21 +194,22 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
     async post(req: PostRequest, callOpts?: CallOpts): Promise<PostedMessage> {
       await waitTurn(callOpts?.signal);
       const space = ownSpace(req.space);
+      const text = plainText(req.frame);
       const details = {
         ...(req.clientId === undefined ? {} : { clientId: req.clientId }),
         ...(req.silent ? { silent: true } : {}),
-        ...(req.card ? { card: req.card } : {}),
+        frame: req.frame,
       };
       const call = {
         method: 'POST',
         path: `/${space}/messages`,
         op: 'create' as const,
         space,
-        text: req.text,
+        text,
         details,
       };
       checkFault(call);
-      checkLength(call, req.text);
+      checkLength(call, text);
       const thread = threadOf(req, call, space);
 
       const key = capabilities.idempotentCreate ? req.clientId : undefined;
@@ -224,7 +230,7 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
         id: `m${store.nextOrdinal()}`,
         space,
         thread,
-        text: req.text,
+        text,
         author: APP,
         ...(key === undefined ? {} : { idempotencyKey: key }),
       });
@@ -234,21 +240,24 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
         thread,
         messageId: message.id,
         notifies: !(req.silent && capabilities.silentPosts),
-        mentions: mentionsIn(req.text),
+        mentions: mentionsIn(text),
       });
+      frames.set(message.id, req.frame);
       return posted(message);
     },
 
     async edit(req: EditRequest, callOpts?: CallOpts): Promise<void> {
       await waitTurn(callOpts?.signal);
       const space = ownSpace(req.space);
+      const text = plainText(req.frame);
       const call = {
         method: 'PATCH',
         path: `/${space}/messages/${req.messageId}`,
         op: 'update' as const,
         space,
         messageId: req.messageId,
-        text: req.text,
+        text,
+        details: { frame: req.frame },
         ...(req.threadId === undefined ? {} : { thread: req.threadId }),
       };
       checkFault(call);
@@ -260,14 +269,15 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
           `message ${req.messageId} is a person's; an app edits only its own`,
         );
       }
-      checkLength(call, req.text);
-      store.edit(message.id, req.text);
+      checkLength(call, text);
+      store.edit(message.id, text);
+      frames.set(message.id, req.frame);
       // An edit never notifies; a broad mention in it is still recorded (Discord re-parses edits).
       recorder.record({
         ...call,
         status: 200,
         thread: message.thread,
-        mentions: mentionsIn(req.text),
+        mentions: mentionsIn(text),
       });
     },
 
@@ -294,6 +304,8 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
     },
 
     messages: (space) => store.view(anySpace(space)),
+
+    frameOf: (messageId) => frames.get(messageId),
 
     deleteMessage(messageId) {
       const message = store.get(messageId);

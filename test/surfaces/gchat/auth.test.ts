@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { auth as googleAuth } from 'googleapis/build/src/apis/chat/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGchatSurface } from '../../../src/platforms/gchat/surface.js';
+import { prose } from '../frames.js';
 import { rejection, SPACE, type SurfaceHarness, startSurfaceHarness } from './harness.js';
 
 let h: SurfaceHarness;
@@ -48,10 +49,10 @@ describe('gchat surface: auth', () => {
     const bearer = new googleAuth.OAuth2();
     bearer.setCredentials({ access_token: 'app-one-token', expiry_date: Date.now() + 3_600_000 });
     const appOne = createGchatSurface({ apiUrl: h.emulator.url, auth: bearer });
-    const posted = await appOne.post({ space: SPACE, text: 'mine' });
-    await appOne.edit({ space: SPACE, messageId: posted.messageId, text: 'still mine' });
+    const posted = await appOne.post({ space: SPACE, frame: prose('mine') });
+    await appOne.edit({ space: SPACE, messageId: posted.messageId, frame: prose('still mine') });
     const error = await rejection(
-      h.surface.edit({ space: SPACE, messageId: posted.messageId, text: 'theirs' }),
+      h.surface.edit({ space: SPACE, messageId: posted.messageId, frame: prose('theirs') }),
     );
     expect(error).toMatchObject({ kind: 'forbidden' });
     expect(error.message).toMatch(/belongs to another Chat app/);
