@@ -50,8 +50,10 @@ export interface TurnInput {
   settings: TurnSettings;
   /** Why the turn starts without a thread (shown once, top-level). */
   degradedReason?: string;
-  /** A proactive turn's header (`🕒 <title>`): posted top-level first, the log threads under it. */
+  /** A header posted top-level first, the log threading under it: a proactive turn's (`🕒 <title>`), or a lost root's. */
   header?: string;
+  /** Warnings the turn starts with (why its root was not found), shown in its view. */
+  warnings?: string[];
   /**
    * A persisted snapshot to resume from instead of starting fresh: the
    * supervisor's restart/restore path (the logic is wrapped by `restorable`).
@@ -357,7 +359,7 @@ export const turnMachine = setup({
     degradedReason:
       input.anchor === null && !input.header ? (input.degradedReason ?? 'no thread for this turn') : null,
     deadLetters: [],
-    warnings: [],
+    warnings: input.warnings ?? [],
   }),
   initial: 'idle',
   states: {

@@ -80,13 +80,22 @@ function resolveAnchor(
     return {
       anchor: null,
       reason: `root message ${event.rootRef} is not among the last ${context.settings.anchorCapacity} inbound messages`,
+      header: lostRootHeader(event),
     };
   }
   if (event.title !== undefined && context.settings.jobs === 'header')
     return { anchor: null, header: `🕒 ${event.title}` };
   if (event.title !== undefined)
     return { anchor: null, reason: 'a proactive turn (visibility.jobs: top-level)' };
-  return { anchor: null, reason: 'the turn has no root message' };
+  return { anchor: null, reason: 'the turn has no root message', header: lostRootHeader(event) };
+}
+
+/**
+ * The header a turn without its root message threads its log under: one
+ * top-level message (one notification) instead of every log batch top-level.
+ */
+function lostRootHeader(event: Extract<RunEvent, { type: 'turn_started' }>): string {
+  return `🧵 ${event.title ?? `Agent activity (turn ${event.turnId})`}`;
 }
 
 export function createSpaceImplementations(deps: SpaceImplementationDeps): SpaceImplementations {
@@ -139,16 +148,21 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         const turnId = event.turnId;
         const { anchor, reason, header } = resolveAnchor(context, event);
         const dm = event.dm === true || context.settings.routing.dm === true;
-        if (reason && !dm && threadsOn(context) && event.title === undefined) {
-          deps.onWarning?.(context.space, `turn ${turnId}: ${reason}; its log goes top-level`);
-        }
+        const headed = header !== undefined && !dm && threadsOn(context);
+        // A lost root is worth a warning (in the log and the turn's view); threads off, a DM or a job is as configured.
+        const warning =
+          reason && !dm && threadsOn(context) && event.title === undefined
+            ? `turn ${turnId}: ${reason}; its log goes ${headed ? 'in a thread under a header' : 'top-level'}`
+            : undefined;
+        if (warning) deps.onWarning?.(context.space, warning);
         const input: TurnInput = {
           turnId,
           space: context.space,
           anchor,
           settings: context.settings.turn,
           ...(reason ? { degradedReason: reason } : {}),
-          ...(header && !dm && threadsOn(context) ? { header } : {}),
+          ...(headed ? { header } : {}),
+          ...(warning ? { warnings: [warning] } : {}),
         };
         const { slot, slots } = takeSlot(context.turnSlots, turnId);
         enqueue.spawnChild('turn', { id: turnChildId(slot), input });
