@@ -217,22 +217,30 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
       );
     },
 
+    /** True when ready; otherwise rejects naming the cause (for `/healthz`). */
     async ready(): Promise<boolean> {
-      try {
-        if (opts.apiUrl !== undefined) {
-          // The emulator: its inspection API answers a cheap GET that counts against no limit and records nothing.
-          const res = await fetch(new URL('/_emulator/limits', opts.apiUrl), {
+      if (opts.apiUrl !== undefined) {
+        // The emulator: its inspection API answers a cheap GET that counts against no limit and records nothing.
+        let res: Response;
+        try {
+          res = await fetch(new URL('/_emulator/limits', opts.apiUrl), {
             signal: AbortSignal.timeout(timeout),
           });
-          return res.ok;
+        } catch (error) {
+          throw new Error(`the Google Chat emulator at ${opts.apiUrl} did not answer: ${messageOf(error)}`);
         }
-        // Google: the credentials load (key file or application default credentials).
-        const auth = client.auth;
-        if (auth !== undefined && typeof auth !== 'string' && 'getClient' in auth) await auth.getClient();
+        if (!res.ok)
+          throw new Error(`the Google Chat emulator at ${opts.apiUrl} answered HTTP ${res.status}`);
         return true;
-      } catch {
-        return false;
       }
+      // Google: the credentials load (key file or application default credentials).
+      const auth = client.auth;
+      try {
+        if (auth !== undefined && typeof auth !== 'string' && 'getClient' in auth) await auth.getClient();
+      } catch (error) {
+        throw new Error(`Google credentials did not load: ${messageOf(error)}`);
+      }
+      return true;
     },
   };
 
@@ -269,6 +277,12 @@ function renderCardText(card: FrameCard): string {
   const message = renderGchatMessage({ kind: 'card', card });
   return 'fallbackText' in message ? message.fallbackText : message.text;
 }
+
+const messageOf = (error: unknown): string => {
+  const cause = (error as { cause?: unknown }).cause;
+  const own = error instanceof Error ? error.message : String(error);
+  return cause instanceof Error && !own.includes(cause.message) ? `${own} (${cause.message})` : own;
+};
 
 function isAlreadyExists(error: unknown): boolean {
   if (!isSurfaceError(error)) return false;

@@ -38,10 +38,18 @@ function serviceAccountKeyFile(): string {
 }
 
 describe('gchat surface: auth', () => {
-  it('ready() loads the key file given as credentials, and is false when it is missing', async () => {
+  it('ready() loads the key file given as credentials; a missing one fails naming the cause', async () => {
     expect(await createGchatSurface({ credentials: serviceAccountKeyFile() }).ready?.()).toBe(true);
-    expect(await createGchatSurface({ credentials: join(tmpdir(), 'no-such-key.json') }).ready?.()).toBe(
-      false,
+    const missing = join(tmpdir(), 'no-such-key.json');
+    await expect(createGchatSurface({ credentials: missing }).ready?.()).rejects.toThrow(
+      /Google credentials did not load: .*no-such-key\.json/,
+    );
+  });
+
+  it('ready() against an emulator that does not answer fails naming its url', async () => {
+    const url = 'http://127.0.0.1:9';
+    await expect(createGchatSurface({ apiUrl: url, requestTimeoutMs: 1000 }).ready?.()).rejects.toThrow(
+      /the Google Chat emulator at http:\/\/127\.0\.0\.1:9 did not answer/,
     );
   });
 

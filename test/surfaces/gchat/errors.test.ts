@@ -102,7 +102,7 @@ describe('gchat surface: error taxonomy', () => {
     const error = await rejection(surface.post({ space: SPACE, frame: prose('x') }));
     expect(error).toMatchObject({ kind: 'transient' });
     expect(error.message).toMatch(/no answer from Google Chat/);
-    expect(await surface.ready?.()).toBe(false);
+    await expect(surface.ready?.()).rejects.toThrow(/did not answer/);
     h = await startSurfaceHarness();
   });
 
