@@ -75,6 +75,13 @@ export {
   type GchatAuth,
   type GchatSurfaceOptions,
 } from './platforms/gchat/surface.js';
+export {
+  builtinPlatforms,
+  createPlatformRegistry,
+  type PlatformRegistry,
+  UnknownPlatformError,
+} from './platforms/registry.js';
+export type { PlatformCapabilities, PlatformDescriptor, SurfaceContext } from './platforms/types.js';
 export { MENTION_BREAK, neutralizeBroadMentions } from './render/mentions.js';
 export * from './routing/index.js';
 export { createDeliveryImplementations } from './runtime/delivery.implementations.js';
@@ -106,6 +113,17 @@ export {
   startServe,
 } from './serve/index.js';
 export * from './store/index.js';
+export {
+  type FrameAction,
+  type FrameCard,
+  type FrameHeadline,
+  type FrameLine,
+  type FrameState,
+  type LineStatus,
+  plainLine,
+  plainText,
+  type SurfaceFrame,
+} from './surfaces/frame.js';
 export * from './surfaces/surface.js';
 export * from './turnlog/index.js';
 export {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../config-error.js';
 import { apiUrlSchema, secretSchema } from '../config-schemas.js';
 import type { PlatformDescriptor, SurfaceContext } from '../types.js';
+import { SPACE_NAME } from './names.js';
 import { GCHAT_MENTION_FORMS } from './render.js';
 import { createGchatSurface, GCHAT_CAPABILITIES } from './surface.js';
 
@@ -55,8 +56,7 @@ function requireCredentials(config: GchatConfig, context: SurfaceContext): void 
 export const gchatPlatform: PlatformDescriptor<GchatConfig> = {
   id: 'gchat',
   displayName: 'Google Chat',
-  // Space ids as Google issues them: letters, digits, `-` and `_`.
-  spaceIdPattern: /^spaces\/[A-Za-z0-9_-]+$/,
+  spaceIdPattern: SPACE_NAME,
   spaceExample: 'gchat:spaces/AAAA',
   capabilities: GCHAT_CAPABILITIES,
   // 3000 writes/min per project; the 1 s channel spacing keeps a space at ≤ 60/min.
