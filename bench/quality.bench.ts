@@ -19,6 +19,8 @@
  * from a tool call (or the answer) to the first landed write that shows it,
  * and characters shown per turn (final texts).
  */
+
+import { plainText } from '../src/surfaces/frame.js';
 import { createMemorySurface } from '../src/surfaces/memory.js';
 import { type ChatSurface, type PostedMessage, SurfaceError } from '../src/surfaces/surface.js';
 import { generateTurn, type TraceEvent, type TurnTrace } from './quality/trace.js';
@@ -245,7 +247,7 @@ function quotaSurface(
         space: req.space,
         message: posted.messageId,
         kind: 'post',
-        text: req.text,
+        text: plainText(req.frame),
       });
       return posted;
     },
@@ -257,7 +259,7 @@ function quotaSurface(
         space: req.space,
         message: req.messageId,
         kind: 'edit',
-        text: req.text,
+        text: plainText(req.frame),
       });
     },
     async react(req, opts) {

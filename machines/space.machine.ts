@@ -24,6 +24,7 @@
 import { assign, sendTo, setup, stopChild } from 'xstate';
 import type { RunEvent } from '../src/events/schema.js';
 import type { DestinationKind, SpaceRoutingConfig } from '../src/routing/types.js';
+import { plainText } from '../src/surfaces/frame.js';
 import type { ThreadAnchor } from '../src/surfaces/surface.js';
 import { type DeliveryOutput, deliveryMachine } from './delivery.machine.js';
 import { type TurnSettings, turnMachine } from './turn.machine.js';
@@ -159,7 +160,7 @@ export function withDeadLetter(context: SpaceContext, output: DeliveryOutput, at
   if (output.status !== 'failed') return context.deadLetters;
   return [
     ...context.deadLetters,
-    { at, reason: `${output.purpose}: ${output.error}`, text: output.request.text },
+    { at, reason: `${output.purpose}: ${output.error}`, text: plainText(output.request.frame) },
   ].slice(-MAX_DEAD_LETTERS);
 }
 

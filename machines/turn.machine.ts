@@ -20,6 +20,7 @@
  * supervisor sends after restoring a turn.
  */
 import { and, assign, setup } from 'xstate';
+import type { FrameLine, SurfaceFrame } from '../src/surfaces/frame.js';
 import type { EditRequest, PostedMessage, PostRequest, ThreadAnchor } from '../src/surfaces/surface.js';
 import type { TurnLogState } from '../src/turnlog/log.js';
 import type { CondenseStrategy, TurnLogEntry } from '../src/turnlog/types.js';
@@ -49,8 +50,10 @@ export interface TurnInput {
   settings: TurnSettings;
   /** Why the turn starts without a thread (shown once, top-level). */
   degradedReason?: string;
-  /** A proactive turn's header (`🕒 <title>`): posted top-level first, the log threads under it. */
+  /** A header posted top-level first, the log threading under it: a proactive turn's (`🕒 <title>`), or a lost root's. */
   header?: string;
+  /** Warnings the turn starts with (why its root was not found), shown in its view. */
+  warnings?: string[];
   /**
    * A persisted snapshot to resume from instead of starting fresh: the
    * supervisor's restart/restore path (the logic is wrapped by `restorable`).
@@ -58,10 +61,10 @@ export interface TurnInput {
   persisted?: unknown;
 }
 
-/** The frame being sent: rendered at send time, never queued. */
+/** The frame being sent: rendered at send time, never queued. `text` is the plain form of `lines`. */
 export type Frame =
-  | { kind: 'fits'; text: string; appended: number }
-  | { kind: 'rollover'; text: string; carry: TurnLogEntry[]; appended: number };
+  | { kind: 'fits'; text: string; lines: FrameLine[]; appended: number }
+  | { kind: 'rollover'; text: string; lines: FrameLine[]; carry: TurnLogEntry[]; appended: number };
 
 export interface LogMessageRef extends PostedMessage {
   /** No further edits: rolled over, deleted by a person, or abandoned after failed edits. */
@@ -127,9 +130,12 @@ export const clientIdFor = (turnId: string, ordinal: number): string => `${turnI
 
 const frameText = (context: TurnContext): string => context.frame?.text ?? '';
 
+/** The log message's frame: the condensed lines. */
+const logFrame = (context: TurnContext): SurfaceFrame => ({ kind: 'log', lines: context.frame?.lines ?? [] });
+
 const postInput = (context: TurnContext, placement: 'log' | 'top-level'): PostInput => ({
   space: context.space,
-  text: frameText(context),
+  frame: logFrame(context),
   ...(placement === 'log' && context.anchor ? { thread: context.anchor } : {}),
   // Every log message after the first of a turn is silent where the platform can (one buzz per turn).
   silent: context.logMessages.length > 0,
@@ -140,7 +146,7 @@ const editInput = (context: TurnContext): EditInput => ({
   space: context.space,
   messageId: context.current?.messageId ?? '',
   ...(context.current?.threadId ? { threadId: context.current.threadId } : {}),
-  text: frameText(context),
+  frame: logFrame(context),
 });
 
 /** Common to every sending state: entries keep coming, the end is remembered. */
@@ -353,7 +359,7 @@ export const turnMachine = setup({
     degradedReason:
       input.anchor === null && !input.header ? (input.degradedReason ?? 'no thread for this turn') : null,
     deadLetters: [],
-    warnings: [],
+    warnings: input.warnings ?? [],
   }),
   initial: 'idle',
   states: {
@@ -401,7 +407,7 @@ export const turnMachine = setup({
         src: 'postMessage',
         input: ({ context }) => ({
           space: context.space,
-          text: context.header ?? '',
+          frame: { kind: 'prose' as const, markdown: context.header ?? '' },
           clientId: clientIdFor(context.turnId, context.ordinal),
         }),
         onDone: [

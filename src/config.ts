@@ -4,6 +4,9 @@
  * fully-defaulted form the runtime reads.
  */
 import { z } from 'zod';
+import { ConfigError } from './config-error.js';
+import { ENV_REFERENCE, secretSchema } from './platforms/config-schemas.js';
+import { builtinPlatforms } from './platforms/registry.js';
 import { validateRoutingFilters } from './routing/route.js';
 import { CONDENSE_STRATEGIES } from './turnlog/types.js';
 
@@ -98,23 +101,6 @@ export const runtimeSchema = z
   })
   .strict();
 
-/** `NAME` of a secret given as `"env:NAME"`: read from the environment when the config is loaded. */
-const ENV_REFERENCE = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
-
-/** A secret: the value itself, or `"env:NAME"` to read it from the environment variable NAME. */
-export const secretSchema = z
-  .string()
-  .min(1, 'a non-empty string, or "env:NAME"')
-  .refine((value) => !value.startsWith('env:') || ENV_REFERENCE.test(value), {
-    message:
-      'an "env:NAME" reference needs a variable name of letters, digits and _ (not starting with a digit)',
-  })
-  .describe('A secret, or "env:NAME" to read it from the environment variable NAME.');
-
-const apiUrlSchema = z
-  .url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. the url printed by `turnlog emulate`' })
-  .describe("The platform API's origin; give an emulator's url (as printed by `turnlog emulate`) to use it.");
-
 export const ingestSchema = z
   .object({
     host: z.string().min(1).default('127.0.0.1').describe('Address the ingest API listens on.'),
@@ -149,30 +135,19 @@ export const storeSchema = z
   })
   .strict();
 
-export const gchatPlatformSchema = z
-  .object({
-    apiUrl: apiUrlSchema.optional(),
-    credentials: secretSchema
-      .optional()
-      .describe(
-        'Path of a service-account key file (or "env:NAME" holding it); absent: application default credentials. Not used with an emulator (apiUrl).',
-      ),
-  })
-  .strict();
-
-export const tokenPlatformSchema = z
-  .object({
-    apiUrl: apiUrlSchema.optional(),
-    token: secretSchema.optional().describe('Bot token, or "env:NAME".'),
-  })
-  .strict();
-
+/**
+ * `platforms.<id>`: each registered platform's own config schema (its
+ * descriptor's `configSchema`); an unknown key is refused by name.
+ */
 export const platformsSchema = z
-  .object({
-    gchat: gchatPlatformSchema.optional(),
-    slack: tokenPlatformSchema.optional(),
-    discord: tokenPlatformSchema.optional(),
-  })
+  .object(
+    Object.fromEntries(
+      builtinPlatforms.descriptors.map((descriptor) => [
+        descriptor.id,
+        (descriptor.configSchema as z.ZodType<Record<string, unknown>>).optional(),
+      ]),
+    ) as Record<string, z.ZodOptional<z.ZodType<Record<string, unknown>>>>,
+  )
   .strict();
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -196,7 +171,7 @@ export const turnlogConfigSchema = z
       .default({})
       .describe('Per-space settings, keyed by the platform-prefixed space (gchat:spaces/AAAA).'),
     budgets: z
-      .partialRecord(z.enum(['gchat', 'slack', 'discord']), budgetConfigSchema)
+      .partialRecord(z.enum(builtinPlatforms.ids as [string, ...string[]]), budgetConfigSchema)
       .default({})
       .describe("Rate budgets per platform app; the defaults follow the platform's published limits."),
     runtime: runtimeSchema.default(runtimeSchema.parse({})).describe('Actor runtime tuning.'),
@@ -215,9 +190,8 @@ export const turnlogConfigSchema = z
 export type TurnlogConfigInput = z.input<typeof turnlogConfigSchema>;
 export type TurnlogConfig = z.output<typeof turnlogConfigSchema>;
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { apiUrlSchema, secretSchema } from './platforms/config-schemas.js';
+export { ConfigError };
 
 /** Validates and defaults a config; the error names every bad key and what was expected. */
 export function resolveConfig(input: unknown = {}): TurnlogConfig {
@@ -230,13 +204,13 @@ export function resolveConfig(input: unknown = {}): TurnlogConfig {
   throw new ConfigError(`invalid turnlog config:\n  ${lines.join('\n  ')}`);
 }
 
-/** Where secrets may be given as `"env:NAME"`. */
-const SECRET_PATHS = [
+/** Where secrets may be given as `"env:NAME"`: the ingest token and each platform's `secretKeys`. */
+const SECRET_PATHS: readonly (readonly string[])[] = [
   ['ingest', 'token'],
-  ['platforms', 'gchat', 'credentials'],
-  ['platforms', 'slack', 'token'],
-  ['platforms', 'discord', 'token'],
-] as const;
+  ...builtinPlatforms.descriptors.flatMap((descriptor) =>
+    (descriptor.secretKeys ?? []).map((key) => ['platforms', descriptor.id, key]),
+  ),
+];
 
 /**
  * Replaces every `"env:NAME"` secret with the variable's value. A variable

@@ -54,6 +54,21 @@ export {
   ClaudeCodeTranslator,
   translateClaudeCode,
 } from './ingest/claude-code.js';
+// The ChatSurface port and the Google Chat surface (docs/platforms.md).
+export {
+  CHAT_BOT_SCOPE,
+  createGchatSurface,
+  type GchatAuth,
+  type GchatSurfaceOptions,
+} from './platforms/gchat/surface.js';
+// The platform registry: one folder per platform (docs/platforms.md).
+export {
+  builtinPlatforms,
+  createPlatformRegistry,
+  type PlatformRegistry,
+  UnknownPlatformError,
+} from './platforms/registry.js';
+export type { PlatformCapabilities, PlatformDescriptor, SurfaceContext } from './platforms/types.js';
 // Routing: where an event goes.
 export {
   type Destination,
@@ -81,13 +96,18 @@ export {
   type SqliteStoreOptions,
   type TurnlogStore,
 } from './store/index.js';
-// The ChatSurface port and the Google Chat surface (docs/platforms.md).
+// The structured frame a post or edit carries.
 export {
-  CHAT_BOT_SCOPE,
-  createGchatSurface,
-  type GchatAuth,
-  type GchatSurfaceOptions,
-} from './surfaces/gchat/index.js';
+  type FrameAction,
+  type FrameCard,
+  type FrameHeadline,
+  type FrameLine,
+  type FrameState,
+  type LineStatus,
+  plainLine,
+  plainText,
+  type SurfaceFrame,
+} from './surfaces/frame.js';
 export {
   type ChatSurface,
   type EditRequest,

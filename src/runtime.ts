@@ -34,8 +34,10 @@ import { type Clock, systemClock } from './clock.js';
 import { resolveConfig, type TurnlogConfig, type TurnlogConfigInput } from './config.js';
 import { parseRunEvent } from './events/parse.js';
 import { redactRunEvent } from './events/redact-event.js';
-import { type Platform, platformOf, type RunEvent } from './events/schema.js';
+import type { RunEvent } from './events/schema.js';
 import { TurnSequencer } from './events/sequence.js';
+import { builtinPlatforms, type PlatformRegistry } from './platforms/registry.js';
+import type { PlatformCapabilities, PlatformDescriptor } from './platforms/types.js';
 import { resolveSpaceRouting } from './routing/route.js';
 import { createSpaceImplementations } from './runtime/space.implementations.js';
 import { createMemoryStore } from './store/memory.js';
@@ -51,8 +53,14 @@ export interface RuntimeLogger {
 
 export interface RuntimeOptions {
   config?: TurnlogConfigInput;
-  /** One surface per platform the runtime serves (`gchat`, `slack`, `discord`). */
-  surfaces: Partial<Record<Platform, ChatSurface>>;
+  /** One surface per platform the runtime serves (`gchat`, `slack`, `discord`, or one of `platforms`). */
+  surfaces: Partial<Record<string, ChatSurface>>;
+  /**
+   * Platforms besides the built-ins (src/platforms/registry.ts): their spaces
+   * are accepted, their budgets, rate channels and mentions come from their
+   * descriptors. A platform turnlog does not ship is added this way alone.
+   */
+  platforms?: readonly PlatformDescriptor[];
   /** Default: an in-memory store. */
   store?: TurnlogStore;
   /** Default: the system clock. Tests pass XState's `SimulatedClock`. */
@@ -166,13 +174,33 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  */
 const RECALL_AFTER_START_MS = 10 * 60_000;
 
-export function spaceSettingsFor(config: TurnlogConfig, space: string): SpaceSettings {
+/**
+ * The condenser's budget per log message: the config's, or less when the
+ * platform's surface accepts less (per message, or per text element), so no
+ * frame ever exceeds what the platform takes.
+ */
+export function logMessageChars(
+  config: TurnlogConfig,
+  capabilities?: Readonly<Partial<PlatformCapabilities>>,
+): number {
+  return Math.min(
+    config.visibility.threadLog.maxLogMessageChars,
+    capabilities?.maxChars ?? Number.POSITIVE_INFINITY,
+    capabilities?.maxTextElementChars ?? Number.POSITIVE_INFINITY,
+  );
+}
+
+export function spaceSettingsFor(
+  config: TurnlogConfig,
+  space: string,
+  capabilities?: Readonly<Partial<PlatformCapabilities>>,
+): SpaceSettings {
   const { visibility, runtime } = config;
   return {
     routing: resolveSpaceRouting(visibility, config.spaces[space]),
     turn: {
       editDebounceMs: visibility.threadLog.editDebounceMs,
-      maxChars: visibility.threadLog.maxLogMessageChars,
+      maxChars: logMessageChars(config, capabilities),
       strategy: visibility.threadLog.condenseStrategy as CondenseStrategy,
       editRetryMs: runtime.editRetryMs,
       terminalAttempts: runtime.terminalAttempts,
@@ -252,9 +280,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const store = options.store ?? createMemoryStore();
   const logger = options.logger ?? consoleLogger;
   const surfaces = options.surfaces;
-  const platforms = (Object.keys(surfaces) as Platform[]).filter((p) => surfaces[p] !== undefined);
+  const registry: PlatformRegistry = builtinPlatforms.with(...(options.platforms ?? []));
+  const platforms = Object.keys(surfaces).filter((p) => surfaces[p] !== undefined);
   if (platforms.length === 0)
-    throw new Error('createRuntime: give at least one surface (surfaces.gchat, .slack or .discord)');
+    throw new Error(`createRuntime: give at least one surface (surfaces.${registry.ids.join(', .')})`);
+  for (const platform of platforms) {
+    if (registry.get(platform) === undefined) {
+      throw new Error(
+        `createRuntime: surfaces.${platform} names no known platform (${registry.ids.join(', ')}); pass its descriptor in platforms`,
+      );
+    }
+  }
+  /** The capabilities of the surface serving `space` (its platform's, when it has none of its own). */
+  const capabilitiesOf = (space: string): Readonly<Partial<PlatformCapabilities>> | undefined => {
+    const descriptor = registry.forSpace(space);
+    return surfaces[descriptor.id]?.capabilities ?? descriptor.capabilities;
+  };
 
   const sequencer = new TurnSequencer({ now: () => clock.now() });
   const recallUntil = clock.now() + RECALL_AFTER_START_MS;
@@ -282,6 +323,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const spaceLogic = spaceMachine.provide(
     createSpaceImplementations({
       surfaces,
+      platforms: registry,
       budget: 'system',
       store,
       format: {
@@ -305,7 +347,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const spaceInput = (space: string) => {
     const anchors = anchorsToRestore.get(space) ?? [];
     anchorsToRestore.delete(space);
-    const settings = spaceSettingsFor(config, space);
+    const settings = spaceSettingsFor(config, space, capabilitiesOf(space));
     return {
       space,
       settings: { ...settings, routing: { ...settings.routing, ...overrides.get(space) } },
@@ -319,7 +361,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       spawnBudgets: enqueueActions(({ enqueue }) => {
         for (const platform of platforms) {
           const id = budgetSystemId(platform);
-          enqueue.spawnChild('budget', { id, systemId: id, input: budgetInput(config, platform) });
+          enqueue.spawnChild('budget', { id, systemId: id, input: budgetInput(config, platform, registry) });
         }
       }),
       spawnSpace: enqueueActions(({ enqueue, context }, params) => {
@@ -364,7 +406,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (!platform) return;
         enqueue.stopChild(params.childId);
         const id = budgetSystemId(platform);
-        enqueue.spawnChild('budget', { id, systemId: id, input: budgetInput(config, platform) });
+        enqueue.spawnChild('budget', { id, systemId: id, input: budgetInput(config, platform, registry) });
       }),
     },
   });
@@ -612,9 +654,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     actor: root,
     ready,
     ingest(input) {
-      const parsed = parseRunEvent(input);
+      const parsed = parseRunEvent(input, { platforms: registry });
       if (!parsed.ok) return reject('ingest', parsed.error, input);
-      const platform = platformOf(parsed.event.space);
+      const platform = registry.forSpace(parsed.event.space).id;
       if (!surfaces[platform]) {
         return reject(
           'ingest',
@@ -642,7 +684,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return actor ? viewOf(actor.getSnapshot() as AnyMachineSnapshot) : recent.get(turnId);
     },
     configureSpace(space, settings) {
-      platformOf(space);
+      registry.forSpace(space);
       const patch: SpaceOverrides = {
         ...(settings.threadsDisabled !== undefined ? { threadsDisabled: settings.threadsDisabled } : {}),
         ...(settings.dm !== undefined ? { dm: settings.dm } : {}),
@@ -656,12 +698,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     spaceSettings: ownSettings,
     resetSpace(space) {
-      platformOf(space);
+      registry.forSpace(space);
       persist('saveSpaceSettings', store.saveSpaceSettings(space, {}));
       overrides.delete(space);
       root.getSnapshot().children[spaceChildId(space)]?.send({
         type: 'space.reset',
-        routing: spaceSettingsFor(config, space).routing,
+        routing: spaceSettingsFor(config, space, capabilitiesOf(space)).routing,
       });
       return ownSettings(space);
     },
@@ -686,8 +728,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 }
 
-function budgetInput(config: TurnlogConfig, platform: Platform) {
-  return { ...budgetDefaults(platform), ...config.budgets[platform], platform };
+function budgetInput(config: TurnlogConfig, platform: string, registry: PlatformRegistry) {
+  const own = (
+    config.budgets as Partial<Record<string, (typeof config.budgets)[keyof typeof config.budgets]>>
+  )[platform];
+  return { ...budgetDefaults(platform, registry), ...own, platform };
 }
 
 function recordFromSnapshot(snapshot: unknown): RestoredTurnRecord {

@@ -12,7 +12,10 @@
  * is exactly the allowance, and no window ever sees more.
  */
 
-export type BudgetPlatform = 'slack' | 'gchat' | 'discord';
+import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+
+/** A platform id of the registry (`slack`, `gchat`, `discord`, or one a runtime was given). */
+export type BudgetPlatform = string;
 
 export interface BudgetInput {
   platform: string;
@@ -50,25 +53,18 @@ export interface BudgetConfig {
 
 const MINUTE_MS = 60_000;
 
-/**
- * PLATFORMS.md numbers. Slack: `chat.update` ≈ 50/min per app. Google Chat:
- * 3000 writes/min per project; the 1 s channel spacing keeps a space at
- * ≤ 60/min. Discord: 50 requests/s global (counted per second), and the 1 s
- * spacing stays inside the observed ~5 edits per 5 s per channel.
- */
-export function budgetDefaults(platform: BudgetPlatform): BudgetInput {
-  switch (platform) {
-    case 'slack':
-      return { platform, ratePerMinute: 50, channelSpacingMs: 1000 };
-    case 'gchat':
-      return { platform, ratePerMinute: 3000, channelSpacingMs: 1000 };
-    case 'discord':
-      return { platform, ratePerMinute: 3000, windowMs: 1000, channelSpacingMs: 1000 };
-    default:
-      throw new Error(
-        `budgetDefaults: unknown platform ${JSON.stringify(platform)} (slack, gchat or discord)`,
-      );
+/** The platform's budget defaults, from its descriptor (src/platforms/<id>/descriptor.ts). */
+export function budgetDefaults(
+  platform: BudgetPlatform,
+  platforms: PlatformRegistry = builtinPlatforms,
+): BudgetInput {
+  const descriptor = platforms.get(platform);
+  if (descriptor === undefined) {
+    throw new Error(
+      `budgetDefaults: unknown platform ${JSON.stringify(platform)} (${platforms.ids.join(', ')})`,
+    );
   }
+  return { ...descriptor.budget, platform };
 }
 
 function positive(name: string, value: number): number {

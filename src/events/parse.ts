@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { RUN_EVENT_TYPES, type RunEvent, type RunEventType, runEventSchema } from './schema.js';
+import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import { RUN_EVENT_TYPES, type RunEvent, type RunEventType, runEventSchemaFor } from './schema.js';
 
 /**
  * Run-event parsing at the ingest boundary (CONTRACTS.md §1). Never throws:
@@ -22,30 +23,49 @@ export interface ParsedEvents {
 /** Scopes without a `turnId` are only `inbound` and events a subagent emitted without one. */
 const TURN_ID_OPTIONAL = new Set<string>(['inbound']);
 
-const schemaByType = new Map<string, z.ZodType<RunEvent>>(
-  runEventSchema.options.map((schema) => [schema.shape.type.value, schema as z.ZodType<RunEvent>]),
-);
+export interface ParseOptions {
+  /** The platforms whose spaces are accepted. Default: the built-ins. */
+  platforms?: PlatformRegistry;
+}
+
+type SchemaByType = Map<string, z.ZodType<RunEvent>>;
+const schemasByRegistry = new WeakMap<PlatformRegistry, SchemaByType>();
+
+function schemasOf(platforms: PlatformRegistry = builtinPlatforms): SchemaByType {
+  let schemas = schemasByRegistry.get(platforms);
+  if (schemas === undefined) {
+    schemas = new Map(
+      runEventSchemaFor(platforms).options.map((schema) => [
+        schema.shape.type.value,
+        schema as z.ZodType<RunEvent>,
+      ]),
+    );
+    schemasByRegistry.set(platforms, schemas);
+  }
+  return schemas;
+}
 
 /** One event: a JSON text, or a value already parsed from JSON. */
-export function parseRunEvent(json: unknown): ParseResult {
-  if (typeof json !== 'string') return validateSafely(json);
+export function parseRunEvent(json: unknown, opts: ParseOptions = {}): ParseResult {
+  const schemas = schemasOf(opts.platforms);
+  if (typeof json !== 'string') return validateSafely(json, schemas);
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch (err) {
     return { ok: false, error: `invalid JSON: ${(err as Error).message}` };
   }
-  return validateSafely(value);
+  return validateSafely(value, schemas);
 }
 
 /** NDJSON: one event per line; blank lines are skipped; line numbers are 1-based. */
-export function parseRunEvents(ndjson: string): ParsedEvents {
+export function parseRunEvents(ndjson: string, opts: ParseOptions = {}): ParsedEvents {
   const result: ParsedEvents = { events: [], rejected: [] };
   const lines = ndjson.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     if (line.trim() === '') continue;
-    collect(result, parseRunEvent(line), i + 1, `line ${i + 1}`);
+    collect(result, parseRunEvent(line, opts), i + 1, `line ${i + 1}`);
   }
   return result;
 }
@@ -54,15 +74,16 @@ export function parseRunEvents(ndjson: string): ParsedEvents {
  * A JSON body: an array of events (each rejected item reported with its
  * 0-based index as `line`) or a single event object.
  */
-export function parseRunEventBatch(value: unknown): ParsedEvents {
+export function parseRunEventBatch(value: unknown, opts: ParseOptions = {}): ParsedEvents {
+  const schemas = schemasOf(opts.platforms);
   const result: ParsedEvents = { events: [], rejected: [] };
   if (Array.isArray(value)) {
     value.forEach((item, index) => {
       // An item is already parsed: a string item is a wrong value, not JSON text to parse again.
-      collect(result, validateSafely(item), index, `index ${index}`);
+      collect(result, validateSafely(item, schemas), index, `index ${index}`);
     });
   } else if (isObject(value)) {
-    collect(result, validateSafely(value), 0, 'body');
+    collect(result, validateSafely(value, schemas), 0, 'body');
   } else {
     result.rejected.push({
       line: 0,
@@ -77,9 +98,9 @@ function collect(result: ParsedEvents, parsed: ParseResult, line: number, where:
   else result.rejected.push({ line, error: `${where}: ${parsed.error}` });
 }
 
-function validateSafely(value: unknown): ParseResult {
+function validateSafely(value: unknown, schemas: SchemaByType): ParseResult {
   try {
-    return validate(value);
+    return validate(value, schemas);
   } catch (err) {
     // A value built in code may have throwing getters or proxies: rejected, never thrown.
     return { ok: false, error: `could not read the event: ${errorMessage(err)}` };
@@ -90,7 +111,7 @@ function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : typeof err === 'string' ? err : 'unknown error';
 }
 
-function validate(value: unknown): ParseResult {
+function validate(value: unknown, schemaByType: SchemaByType): ParseResult {
   if (!isObject(value)) {
     return { ok: false, error: `expected a JSON object (one run event), got ${describeValue(value)}` };
   }

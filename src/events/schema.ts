@@ -7,19 +7,24 @@
  * and replaced).
  */
 import { z } from 'zod';
+import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
 
+/** The built-in platforms (src/platforms/registry.ts); a runtime may serve more. */
 export const PLATFORMS = ['gchat', 'slack', 'discord'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
-/** `gchat:spaces/AAAA`, `slack:C0123ABCD`, `discord:123456789012345678`. */
-export const SPACE_PATTERN = /^(?:gchat:spaces\/[A-Za-z0-9_-]+|slack:[A-Z0-9]+|discord:\d{1,20})$/;
+/** A space of a built-in platform: `gchat:spaces/AAAA`, `slack:C0123ABCD`, `discord:123456789012345678`. */
+export const SPACE_PATTERN = builtinPlatforms.spacePattern;
 
-export const spaceSchema = z
-  .string()
-  .regex(
-    SPACE_PATTERN,
-    'a platform-prefixed space: gchat:spaces/AAAA, slack:C0123ABCD or discord:<channel id digits>',
-  );
+/** A space of one of the registry's platforms, its id matching that platform's pattern. */
+export function spaceSchemaFor(platforms: PlatformRegistry) {
+  return z.string().superRefine((space, ctx) => {
+    const problem = platforms.checkSpace(space);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
+
+export const spaceSchema = spaceSchemaFor(builtinPlatforms);
 
 const nonEmpty = z.string().min(1, 'a non-empty string');
 
@@ -170,10 +175,27 @@ export type RunEventType = RunEvent['type'];
 export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
 export const RUN_EVENT_TYPES = runEventSchema.options.map((o) => o.shape.type.value) as RunEventType[];
 
-export function platformOf(space: string): Platform {
-  const prefix = space.slice(0, space.indexOf(':'));
-  if ((PLATFORMS as readonly string[]).includes(prefix)) return prefix as Platform;
-  throw new Error(`space "${space}" has no platform prefix (gchat:, slack: or discord:)`);
+/** The event schema for a registry's platforms (the built-ins: `runEventSchema`); built once per registry. */
+const schemasFor = new WeakMap<PlatformRegistry, typeof runEventSchema>();
+export function runEventSchemaFor(platforms: PlatformRegistry): typeof runEventSchema {
+  if (platforms === builtinPlatforms) return runEventSchema;
+  let schema = schemasFor.get(platforms);
+  if (schema === undefined) {
+    const space = spaceSchemaFor(platforms);
+    schema = z.discriminatedUnion(
+      'type',
+      runEventSchema.options.map((option) =>
+        option.extend({ space }),
+      ) as unknown as typeof runEventSchema.options,
+    ) as unknown as typeof runEventSchema;
+    schemasFor.set(platforms, schema);
+  }
+  return schema;
+}
+
+/** The platform id of a prefixed space; an error naming the known prefixes when the registry has none for it. */
+export function platformOf(space: string, platforms: PlatformRegistry = builtinPlatforms): string {
+  return platforms.forSpace(space).id;
 }
 
 /** The platform's own id for a space: `gchat:spaces/A` → `spaces/A`. */

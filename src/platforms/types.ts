@@ -22,6 +22,8 @@ export interface SurfaceContext {
   now: () => number;
   /** Per-request timeout (ms). */
   requestTimeoutMs?: number;
+  /** The environment secrets and credentials are looked up in. Default: `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface PlatformDescriptor<Config = unknown> {
@@ -42,6 +44,8 @@ export interface PlatformDescriptor<Config = unknown> {
   readonly mentionForms: readonly string[];
   /** `platforms.<id>` in the config file. */
   readonly configSchema: z.ZodType<Config>;
+  /** Keys of `platforms.<id>` that hold secrets, which may be given as `"env:NAME"` (e.g. `token`). */
+  readonly secretKeys?: readonly string[];
   /** The surface over the platform's official client. */
   createSurface(config: Config, context: SurfaceContext): ChatSurface;
 }

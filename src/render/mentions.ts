@@ -8,7 +8,7 @@
  * - slack: any `<!…>` special (`<!channel|label>` and forms the list misses).
  * The text reads the same; only the markup no longer parses. Pure.
  */
-import type { Platform } from '../events/schema.js';
+import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
 
 /** Invisible, and breaks the token so no platform parses it. */
 export const MENTION_BREAK = '\u200B';
@@ -24,27 +24,33 @@ const UNIVERSAL = [
   '@(?=everyone|here)',
 ];
 
-const PLATFORM_FORMS: Readonly<Record<Platform, readonly string[]>> = {
-  gchat: ['<(?=users/)'],
-  slack: ['<(?=!)'],
-  discord: [],
-};
+/** One pattern per set of platform forms, built on first use. */
+const patterns = new Map<string, RegExp>();
 
-const PATTERNS: Readonly<Record<Platform, RegExp>> = {
-  gchat: mentionPattern('gchat'),
-  slack: mentionPattern('slack'),
-  discord: mentionPattern('discord'),
-};
+function mentionPattern(forms: readonly string[]): RegExp {
+  const key = forms.join('\u0000');
+  let pattern = patterns.get(key);
+  if (pattern === undefined) {
+    pattern = new RegExp([...UNIVERSAL, ...forms].join('|'), 'gi');
+    patterns.set(key, pattern);
+  }
+  return pattern;
+}
 
-function mentionPattern(platform: Platform): RegExp {
-  return new RegExp([...UNIVERSAL, ...PLATFORM_FORMS[platform]].join('|'), 'gi');
+/** `text` with every broad mention and every one of `forms` (a platform's `mentionForms`) broken. */
+export function neutralizeMentions(text: string, forms: readonly string[]): string {
+  return text.replace(mentionPattern(forms), (opening) => `${opening}${MENTION_BREAK}`);
 }
 
 /** `text` with every mention that could ping on `platform` (and every broad one anywhere) broken. */
-export function neutralizeBroadMentions(text: string, platform: Platform): string {
-  const pattern = PATTERNS[platform];
-  if (pattern === undefined) {
+export function neutralizeBroadMentions(
+  text: string,
+  platform: string,
+  platforms: PlatformRegistry = builtinPlatforms,
+): string {
+  const descriptor = platforms.get(platform);
+  if (descriptor === undefined) {
     throw new TypeError(`neutralizeBroadMentions: unknown platform ${JSON.stringify(platform)}`);
   }
-  return text.replace(pattern, (opening) => `${opening}${MENTION_BREAK}`);
+  return neutralizeMentions(text, descriptor.mentionForms);
 }

@@ -2,19 +2,20 @@
 import { raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { deliveryMachine } from '../../machines/delivery.machine.js';
-import { platformOf } from '../events/schema.js';
+import { builtinPlatforms } from '../platforms/registry.js';
 import type { PostRequest } from '../surfaces/surface.js';
 import { postActor, rateChannel, surfaceResolver } from './posting.js';
 import type { TurnImplementationDeps } from './turn.implementations.js';
 
 export type DeliveryImplementations = Parameters<typeof deliveryMachine.provide>[0];
 
-const channelOf = (request: PostRequest): string => rateChannel(request.space, request.thread?.threadId);
-
 export function createDeliveryImplementations(deps: TurnImplementationDeps): DeliveryImplementations {
   const { store } = deps;
-  const surfaceFor = surfaceResolver(deps.surfaces);
-  const budgetOf = (request: PostRequest) => budgetSystemId(platformOf(request.space));
+  const platforms = deps.platforms ?? builtinPlatforms;
+  const surfaceFor = surfaceResolver(deps.surfaces, platforms);
+  const budgetOf = (request: PostRequest) => budgetSystemId(platforms.forSpace(request.space).id);
+  const channelOf = (request: PostRequest): string =>
+    rateChannel(request.space, request.thread?.threadId, platforms);
   const useBudget = (deps.budget ?? 'system') === 'system';
   return {
     actions: {

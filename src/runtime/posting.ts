@@ -5,7 +5,7 @@
  * client id is looked up first.
  */
 import { fromPromise } from 'xstate';
-import { type Platform, platformOf } from '../events/schema.js';
+import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
 import type { TurnlogStore } from '../store/store.js';
 import {
   type ChatSurface,
@@ -36,10 +36,16 @@ export async function postOnce(
 /** The surface that serves a platform-prefixed space. */
 export type SurfaceFor = (space: string) => ChatSurface;
 
-export function surfaceResolver(surfaces: ChatSurface | Partial<Record<Platform, ChatSurface>>): SurfaceFor {
+/** One surface for every space, or one per platform id (the space's prefix picks it). */
+export type SurfacesByPlatform = Readonly<Partial<Record<string, ChatSurface>>>;
+
+export function surfaceResolver(
+  surfaces: ChatSurface | SurfacesByPlatform,
+  platforms: PlatformRegistry = builtinPlatforms,
+): SurfaceFor {
   if (isSurface(surfaces)) return () => surfaces;
   return (space) => {
-    const platform = platformOf(space);
+    const platform = platforms.forSpace(space).id;
     const surface = surfaces[platform];
     if (!surface) throw new SurfaceError('invalid', `no ${platform} surface is configured (space ${space})`);
     return surface;
@@ -60,9 +66,12 @@ export const editActor = (surfaceFor: SurfaceFor) =>
 
 /**
  * The budget's per-channel spacing key: what the platform rate-limits as one
- * channel. Google Chat counts writes per space and Slack per channel (the
- * space); on Discord a thread is a channel of its own.
+ * channel (its descriptor's `rateChannel`).
  */
-export function rateChannel(space: string, threadId: string | undefined): string {
-  return platformOf(space) === 'discord' && threadId ? `${space}#${threadId}` : space;
+export function rateChannel(
+  space: string,
+  threadId: string | undefined,
+  platforms: PlatformRegistry = builtinPlatforms,
+): string {
+  return platforms.forSpace(space).rateChannel(space, threadId);
 }

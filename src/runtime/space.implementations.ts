@@ -19,8 +19,9 @@ import type { RunEvent } from '../events/schema.js';
 import { routeEvent } from '../routing/route.js';
 import type { Destination } from '../routing/types.js';
 import type { TurnlogStore } from '../store/store.js';
+import { proseFrame, type SurfaceFrame } from '../surfaces/frame.js';
 import type { ThreadAnchor } from '../surfaces/surface.js';
-import { formatTurnLogEntry, renderEntryLine } from '../turnlog/format.js';
+import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { provideDeliveryMachine } from './delivery.implementations.js';
 import { restorable } from './restorable.js';
 import { provideTurnMachine, type TurnImplementationDeps } from './turn.implementations.js';
@@ -79,24 +80,33 @@ function resolveAnchor(
     return {
       anchor: null,
       reason: `root message ${event.rootRef} is not among the last ${context.settings.anchorCapacity} inbound messages`,
+      header: lostRootHeader(event),
     };
   }
   if (event.title !== undefined && context.settings.jobs === 'header')
     return { anchor: null, header: `🕒 ${event.title}` };
   if (event.title !== undefined)
     return { anchor: null, reason: 'a proactive turn (visibility.jobs: top-level)' };
-  return { anchor: null, reason: 'the turn has no root message' };
+  return { anchor: null, reason: 'the turn has no root message', header: lostRootHeader(event) };
+}
+
+/**
+ * The header a turn without its root message threads its log under: one
+ * top-level message (one notification) instead of every log batch top-level.
+ */
+function lostRootHeader(event: Extract<RunEvent, { type: 'turn_started' }>): string {
+  return `🧵 ${event.title ?? `Agent activity (turn ${event.turnId})`}`;
 }
 
 export function createSpaceImplementations(deps: SpaceImplementationDeps): SpaceImplementations {
   const turnLogic = restorable(provideTurnMachine(deps));
   const deliveryLogic = provideDeliveryMachine(deps);
 
-  /** One log line for an event that goes top-level instead of into a thread log. */
-  const lineOf = (event: RunEvent): string => {
+  /** A log frame of one line for an event that goes top-level instead of into a thread log. */
+  const lineOf = (event: RunEvent): SurfaceFrame => {
     const entry = formatTurnLogEntry(event, { ...deps.format, now: deps.now(), depth: depthOf(event) });
-    if (entry) return renderEntryLine(entry);
-    return 'text' in event && typeof event.text === 'string' ? event.text : event.type;
+    if (entry) return { kind: 'log', lines: [frameLineOf(entry)] };
+    return proseFrame('text' in event && typeof event.text === 'string' ? event.text : event.type);
   };
 
   const clientIdOf = (event: RunEvent, what: string): string | undefined =>
@@ -138,16 +148,21 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         const turnId = event.turnId;
         const { anchor, reason, header } = resolveAnchor(context, event);
         const dm = event.dm === true || context.settings.routing.dm === true;
-        if (reason && !dm && threadsOn(context) && event.title === undefined) {
-          deps.onWarning?.(context.space, `turn ${turnId}: ${reason}; its log goes top-level`);
-        }
+        const headed = header !== undefined && !dm && threadsOn(context);
+        // A lost root is worth a warning (in the log and the turn's view); threads off, a DM or a job is as configured.
+        const warning =
+          reason && !dm && threadsOn(context) && event.title === undefined
+            ? `turn ${turnId}: ${reason}; its log goes ${headed ? 'in a thread under a header' : 'top-level'}`
+            : undefined;
+        if (warning) deps.onWarning?.(context.space, warning);
         const input: TurnInput = {
           turnId,
           space: context.space,
           anchor,
           settings: context.settings.turn,
           ...(reason ? { degradedReason: reason } : {}),
-          ...(header && !dm && threadsOn(context) ? { header } : {}),
+          ...(headed ? { header } : {}),
+          ...(warning ? { warnings: [warning] } : {}),
         };
         const { slot, slots } = takeSlot(context.turnSlots, turnId);
         enqueue.spawnChild('turn', { id: turnChildId(slot), input });
@@ -169,7 +184,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           purpose: 'top-level entry',
           request: {
             space: context.space,
-            text: lineOf(params.event),
+            frame: lineOf(params.event),
             ...optionalClientId(clientIdOf(params.event, 'orphan')),
           },
         });
@@ -180,20 +195,24 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         const event = params.event as Extract<RunEvent, { type: 'policy_request' }>;
         const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
         const thread = record?.mode === 'live' && threadsOn(context) ? record.anchor : null;
-        const title = event.title ?? 'Approval needed';
-        const text = `🔐 ${title}: ${[event.command, ...(event.args ?? [])].join(' ')}`;
         const delivery = nextDelivery(context, {
           purpose: 'policy card',
           request: {
             space: context.space,
-            text,
-            ...(thread ? { thread } : {}),
-            card: {
-              requestId: event.requestId,
-              title,
-              command: event.command,
-              ...(event.args ? { args: event.args } : {}),
+            frame: {
+              kind: 'card',
+              card: {
+                kind: 'policy',
+                id: event.requestId,
+                title: event.title ?? 'Approval needed',
+                body: [event.command, ...(event.args ?? [])].join(' '),
+                actions: [
+                  { id: 'approve', label: 'Approve', style: 'primary' },
+                  { id: 'reject', label: 'Reject', style: 'danger' },
+                ],
+              },
             },
+            ...(thread ? { thread } : {}),
             ...optionalClientId(clientIdOf(event, 'card')),
           },
         });
@@ -218,7 +237,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           purpose: isAnswer ? 'answer' : 'top-level entry',
           request: {
             space: context.space,
-            text: isAnswer ? event.text : lineOf(event),
+            frame: isAnswer ? proseFrame(event.text) : lineOf(event),
             ...(thread ? { thread } : {}),
             ...optionalClientId(clientIdOf(event, isAnswer ? 'answer' : 'top')),
           },

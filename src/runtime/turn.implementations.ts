@@ -6,7 +6,7 @@
 import { assign, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { type Frame, type TurnContext, turnMachine } from '../../machines/turn.machine.js';
-import { type Platform, platformOf } from '../events/schema.js';
+import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 import {
   appendEntry,
@@ -17,11 +17,20 @@ import {
   type TurnLogState,
 } from '../turnlog/log.js';
 import type { CondenseOpts, TurnLogEntry } from '../turnlog/types.js';
-import { editActor, type PostRefs, postActor, rateChannel, surfaceResolver } from './posting.js';
+import {
+  editActor,
+  type PostRefs,
+  postActor,
+  rateChannel,
+  type SurfacesByPlatform,
+  surfaceResolver,
+} from './posting.js';
 
 export interface TurnImplementationDeps {
   /** One surface, or one per platform (the space's prefix picks it). */
-  surfaces: ChatSurface | Partial<Record<Platform, ChatSurface>>;
+  surfaces: ChatSurface | SurfacesByPlatform;
+  /** The platforms spaces may belong to (rate channels, budgets). Default: the built-ins. */
+  platforms?: PlatformRegistry;
   /** `system`: talk to the budget actor `budget:<platform>`; `unlimited`: grant every request at once (tests). */
   budget?: 'system' | 'unlimited';
   /** Records post refs by client id, so a retried post on a platform without idempotent creates finds its message. */
@@ -58,15 +67,16 @@ function unshownEntries(context: TurnContext): TurnLogEntry[] {
   return [...rest.sealed.flatMap((message) => message.entries), ...rest.window];
 }
 
-const channelOf = (context: TurnContext): string =>
-  rateChannel(context.space, context.current?.threadId ?? context.anchor?.threadId);
-
 export type TurnImplementations = Parameters<typeof turnMachine.provide>[0];
 
 export function createTurnImplementations(deps: TurnImplementationDeps): TurnImplementations {
   const { store } = deps;
-  const surfaceFor = surfaceResolver(deps.surfaces);
-  const budgetOf = ({ context }: { context: TurnContext }) => budgetSystemId(platformOf(context.space));
+  const platforms = deps.platforms ?? builtinPlatforms;
+  const surfaceFor = surfaceResolver(deps.surfaces, platforms);
+  const budgetOf = ({ context }: { context: TurnContext }) =>
+    budgetSystemId(platforms.forSpace(context.space).id);
+  const channelOf = (context: TurnContext): string =>
+    rateChannel(context.space, context.current?.threadId ?? context.anchor?.threadId, platforms);
   const useBudget = (deps.budget ?? 'system') === 'system';
 
   return {
@@ -80,10 +90,11 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         const result = renderTurnLog(logOf(context), condenseOpts(context));
         const frame: Frame =
           result.kind === 'fits'
-            ? { kind: 'fits', text: result.text, appended: context.appended }
+            ? { kind: 'fits', text: result.text, lines: result.lines, appended: context.appended }
             : {
                 kind: 'rollover',
                 text: result.finalText,
+                lines: result.finalLines,
                 carry: result.carryEntries,
                 appended: context.appended,
               };

@@ -1,18 +1,17 @@
 /** `/healthz`: asks every configured surface whether it is ready, each within a time bound. */
-import type { Platform } from '../events/schema.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 
 export interface SurfaceProblem {
-  surface: Platform;
+  surface: string;
   reason: string;
 }
 
 /** The surfaces that are not ready, with why; empty when all are. A surface without `ready()` counts as ready. */
 export async function checkSurfaces(
-  surfaces: Partial<Record<Platform, ChatSurface>>,
+  surfaces: Partial<Record<string, ChatSurface>>,
   timeoutMs: number,
 ): Promise<SurfaceProblem[]> {
-  const checks = (Object.entries(surfaces) as [Platform, ChatSurface | undefined][]).map(
+  const checks = Object.entries(surfaces).map(
     async ([platform, surface]): Promise<SurfaceProblem | undefined> => {
       if (surface?.ready === undefined) return undefined;
       const reason = await readiness(surface.ready.bind(surface), timeoutMs);

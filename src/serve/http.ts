@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
-import { type Platform, spaceSchema } from '../events/schema.js';
+import { spaceSchema } from '../events/schema.js';
 import type { Runtime } from '../runtime.js';
 import type { DeadLetterRecord, MaybePromise } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
@@ -31,7 +31,7 @@ export interface IngestServerOptions {
     'ingest' | 'sync' | 'turn' | 'finishedTurn' | 'configureSpace' | 'spaceSettings' | 'resetSpace'
   >;
   /** The configured surfaces, for `/healthz`. */
-  surfaces: Partial<Record<Platform, ChatSurface>>;
+  surfaces: Partial<Record<string, ChatSurface>>;
   host: string;
   /** 0: any free port (read it from `url`). */
   port: number;

@@ -7,7 +7,8 @@
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
 import { loadConfig, type TurnlogConfig } from '../config.js';
-import type { Platform } from '../events/schema.js';
+import { builtinPlatforms } from '../platforms/registry.js';
+import type { PlatformDescriptor } from '../platforms/types.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import type { TurnlogStore } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
@@ -26,7 +27,9 @@ export interface ServeOptions {
   /** The config file's content (validated here; `"env:NAME"` secrets read from `env`). */
   config: unknown;
   /** Default: built from `config.platforms`. */
-  surfaces?: Partial<Record<Platform, ChatSurface>>;
+  surfaces?: Partial<Record<string, ChatSurface>>;
+  /** Platforms besides the built-ins, whose `platforms.<id>` config builds their surfaces. */
+  platforms?: readonly PlatformDescriptor[];
   /** Default: SQLite at `config.store.path`, closed by `close()`. A given store is left open for its owner. */
   store?: TurnlogStore;
   /** Default: the system clock. It also times the shutdown bound (`ingest.shutdownTimeoutMs`). */
@@ -59,14 +62,27 @@ export interface Serve {
 export async function startServe(options: ServeOptions): Promise<Serve> {
   const config = loadConfig(options.config, options.env);
   const logger = options.logger ?? createServeLogger(config.log.level);
-  const surfaces = options.surfaces ?? createSurfaces(config.platforms);
+  const registry = builtinPlatforms.with(...(options.platforms ?? []));
+  const surfaces =
+    options.surfaces ??
+    createSurfaces(config.platforms, registry, {
+      now: () => (options.clock ?? systemClock).now(),
+      ...(options.env ? { env: options.env } : {}),
+    });
   const ownStore = options.store === undefined ? openServeStore(config.store.path) : undefined;
   const store = options.store ?? (ownStore as TurnlogStore);
   const clock = options.clock ?? systemClock;
 
   let runtime: Runtime;
   try {
-    runtime = createRuntime({ config, surfaces, store, clock, logger: runtimeLoggerOf(logger) });
+    runtime = createRuntime({
+      config,
+      surfaces,
+      store,
+      clock,
+      logger: runtimeLoggerOf(logger),
+      ...(options.platforms ? { platforms: options.platforms } : {}),
+    });
   } catch (error) {
     await ownStore?.close();
     throw error;

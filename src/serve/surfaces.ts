@@ -1,31 +1,28 @@
 /** The chat surfaces `turnlog serve` posts through, one per configured platform. */
 import { ConfigError, type TurnlogConfig } from '../config.js';
-import type { Platform } from '../events/schema.js';
-import { createGchatSurface } from '../surfaces/gchat/index.js';
+import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import type { SurfaceContext } from '../platforms/types.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 
 /**
- * Builds a surface for every platform under `platforms`. Slack and Discord
- * are validated by the config but have no surface yet: configuring them is
- * an error naming the key, not a silent no-op. At least one platform is needed.
+ * Builds a surface for every platform under `platforms`, through its
+ * descriptor's `createSurface` (a platform that cannot serve, e.g. without
+ * credentials, refuses with a ConfigError naming the key). At least one
+ * platform is needed.
  */
 export function createSurfaces(
   platforms: TurnlogConfig['platforms'],
-): Partial<Record<Platform, ChatSurface>> {
-  const surfaces: Partial<Record<Platform, ChatSurface>> = {};
-  for (const platform of ['slack', 'discord'] as const) {
-    if (platforms[platform] !== undefined) {
-      throw new ConfigError(
-        `platforms.${platform}: not supported yet (turnlog serve has a Google Chat surface only; remove platforms.${platform})`,
-      );
+  registry: PlatformRegistry = builtinPlatforms,
+  context: SurfaceContext = { now: Date.now },
+): Partial<Record<string, ChatSurface>> {
+  const surfaces: Partial<Record<string, ChatSurface>> = {};
+  for (const [id, config] of Object.entries(platforms as Record<string, unknown>)) {
+    if (config === undefined) continue;
+    const descriptor = registry.get(id);
+    if (descriptor === undefined) {
+      throw new ConfigError(`platforms.${id}: unknown platform (${registry.ids.join(', ')})`);
     }
-  }
-  const gchat = platforms.gchat;
-  if (gchat !== undefined) {
-    surfaces.gchat = createGchatSurface({
-      ...(gchat.apiUrl === undefined ? {} : { apiUrl: gchat.apiUrl }),
-      ...(gchat.credentials === undefined ? {} : { credentials: gchat.credentials }),
-    });
+    surfaces[id] = descriptor.createSurface(config, context);
   }
   if (Object.keys(surfaces).length === 0) {
     throw new ConfigError(

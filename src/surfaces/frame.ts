@@ -73,3 +73,62 @@ export function plainLine(line: FrameLine): string {
   const indent = '  '.repeat(line.depth);
   return `• ${line.time}  ${indent}${line.text}`;
 }
+
+/** A condenser marker line (`…log continues`, `…3 earlier entries dropped`). */
+export function markerLine(text: string): FrameLine {
+  return { kind: 'marker', depth: 0, time: '', text };
+}
+
+/** The length of `plainLine(line)`, without building it. */
+export function plainLineLength(line: FrameLine): number {
+  return line.kind === 'marker'
+    ? 2 + line.text.length
+    : 4 + line.time.length + 2 * line.depth + line.text.length;
+}
+
+/** A prose frame (answers, headers, notes posted top-level). */
+export function proseFrame(markdown: string): SurfaceFrame {
+  return { kind: 'prose', markdown };
+}
+
+const HEADLINE_ICON: Record<FrameState, string> = { running: '⏳', done: '✅', failed: '❌', stopped: '⏹' };
+
+/** `3m 04s`, `12s`, `1h 02m`: a headline's elapsed time. */
+export function formatElapsed(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** The plain-text form of a headline: `⏳ title · 3m 04s · running Bash (12s)`. */
+export function plainHeadline(headline: FrameHeadline): string {
+  const parts = [`${HEADLINE_ICON[headline.state]} ${headline.title}`, formatElapsed(headline.elapsedMs)];
+  if (headline.now !== undefined) parts.push(headline.now);
+  return parts.join(' · ');
+}
+
+/** The plain-text form of a card: its title and body, its outcome once decided. */
+export function plainCard(card: FrameCard): string {
+  const icon = card.kind === 'policy' ? '🔐' : '❓';
+  const text = `${icon} ${card.title}: ${card.body}`;
+  return card.outcome === undefined ? text : `${text}\n${card.outcome}`;
+}
+
+/**
+ * The plain-text form of a frame: what a platform without structure shows,
+ * the fallback text of a card, and what the memory surface records.
+ */
+export function plainText(frame: SurfaceFrame): string {
+  switch (frame.kind) {
+    case 'log': {
+      const lines = frame.lines.map(plainLine);
+      return (frame.headline ? [plainHeadline(frame.headline), ...lines] : lines).join('\n');
+    }
+    case 'card':
+      return plainCard(frame.card);
+    case 'prose':
+      return frame.markdown;
+  }
+}

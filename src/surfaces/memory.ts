@@ -1,5 +1,6 @@
 /**
- * An in-process ChatSurface for tests (CONTRACTS.md §5). It keeps messages
+ * An in-process ChatSurface for tests. It keeps messages (their frames, and
+ * the frames' plain text as what a person sees)
  * and records calls with the emulator core's own recorder, store and fault
  * matcher, so `calls` has the shape of `GET /_emulator/calls` and `fail`
  * takes the rules of `POST /_emulator/faults`.
@@ -10,35 +11,36 @@
  * against those.
  */
 import { createFaultInjector } from '../emulators/core/faults.js';
-import { broadMentionsFor } from '../emulators/core/mentions.js';
+import { broadMentionsFor, detectBroadMentions } from '../emulators/core/mentions.js';
 import { createMessageStore, type StoredMessage } from '../emulators/core/messageStore.js';
 import { type CallDescription, createCallRecorder } from '../emulators/core/recorder.js';
 import type { EmulatedMessage, FaultRule, RecordedCall } from '../emulators/types.js';
-import type { Platform } from '../events/schema.js';
+import { PLATFORMS, type Platform } from '../events/schema.js';
+import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import type { PlatformCapabilities } from '../platforms/types.js';
+import { plainText, type SurfaceFrame } from './frame.js';
 import {
   type CallOpts,
   type ChatSurface,
   type EditRequest,
   type PostedMessage,
   type PostRequest,
-  type SurfaceCapabilities,
   SurfaceError,
 } from './surface.js';
 
-/** What each platform allows, as the memory surface models it by default. */
-export const MEMORY_SURFACE_CAPABILITIES: Readonly<Record<Platform, SurfaceCapabilities>> = {
-  // The reference spec budgets 4096 chars; Google Chat threads only in named spaces; `requestId` is idempotent.
-  gchat: { maxChars: 4096, silentPosts: false, threadsInDms: false, idempotentCreate: true },
-  slack: { maxChars: 40_000, silentPosts: false, threadsInDms: true, idempotentCreate: false },
-  // SUPPRESS_NOTIFICATIONS; no threads in DMs.
-  discord: { maxChars: 2000, silentPosts: true, threadsInDms: false, idempotentCreate: false },
-};
+/** The built-in platforms' capabilities, as their descriptors declare them (what the memory surface models). */
+export const MEMORY_SURFACE_CAPABILITIES: Readonly<Record<Platform, Readonly<PlatformCapabilities>>> =
+  Object.fromEntries(
+    PLATFORMS.map((platform) => [platform, builtinPlatforms.require(platform).capabilities]),
+  ) as Record<Platform, PlatformCapabilities>;
 
 export interface MemorySurfaceOptions {
-  /** Default `gchat`. */
-  platform?: Platform;
-  /** Overrides the platform's defaults (MEMORY_SURFACE_CAPABILITIES). */
-  capabilities?: Partial<SurfaceCapabilities>;
+  /** The platform it stands in for. Default `gchat`. */
+  platform?: string;
+  /** Where `platform`'s capabilities come from (its descriptor). Default: the built-ins. */
+  platforms?: PlatformRegistry;
+  /** Overrides the platform's capabilities (from its descriptor). */
+  capabilities?: Partial<PlatformCapabilities>;
   /** Epoch ms for `at` and message timestamps. Default `Date.now`. */
   now?: () => number;
 }
@@ -50,6 +52,8 @@ export interface MemorySurface extends ChatSurface {
   fail(rule: FaultRule): void;
   /** A space as a person sees it, like `GET /_emulator/messages` (`gchat:spaces/A` or `spaces/A`). */
   messages(space: string): EmulatedMessage[];
+  /** The frame a message of the app shows now (its text in `messages` is the frame's plain form). */
+  frameOf(messageId: string): SurfaceFrame | undefined;
   /** A person deletes a message: a later edit or reaction gets `not-found`. */
   deleteMessage(messageId: string): void;
   /** A person posts a message (a new thread unless `threadId`); anchor a turn on the result. */
@@ -83,14 +87,20 @@ function errorForStatus(status: number, retryAfterS: number | undefined, what: s
 
 export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurface {
   const platform = opts.platform ?? 'gchat';
-  const capabilities: SurfaceCapabilities = {
-    ...MEMORY_SURFACE_CAPABILITIES[platform],
+  const capabilities: PlatformCapabilities = {
+    ...(opts.platforms ?? builtinPlatforms).require(platform).capabilities,
     ...opts.capabilities,
   };
+  /** Broad mentions that would fire: as the emulators judge a built-in platform; any broad one elsewhere. */
+  const mentionsIn = (text: string): string[] =>
+    (PLATFORMS as readonly string[]).includes(platform)
+      ? broadMentionsFor(platform as Platform, text)
+      : detectBroadMentions(text);
   const now = opts.now ?? Date.now;
   const recorder = createCallRecorder(now);
   const faults = createFaultInjector();
   const store = createMessageStore(now);
+  const frames = new Map<string, SurfaceFrame>();
   let hold: { released: Promise<void>; release: () => void } | null = null;
 
   const prefix = `${platform}:`;
@@ -184,21 +194,22 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
     async post(req: PostRequest, callOpts?: CallOpts): Promise<PostedMessage> {
       await waitTurn(callOpts?.signal);
       const space = ownSpace(req.space);
+      const text = plainText(req.frame);
       const details = {
         ...(req.clientId === undefined ? {} : { clientId: req.clientId }),
         ...(req.silent ? { silent: true } : {}),
-        ...(req.card ? { card: req.card } : {}),
+        frame: req.frame,
       };
       const call = {
         method: 'POST',
         path: `/${space}/messages`,
         op: 'create' as const,
         space,
-        text: req.text,
+        text,
         details,
       };
       checkFault(call);
-      checkLength(call, req.text);
+      checkLength(call, text);
       const thread = threadOf(req, call, space);
 
       const key = capabilities.idempotentCreate ? req.clientId : undefined;
@@ -219,7 +230,7 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
         id: `m${store.nextOrdinal()}`,
         space,
         thread,
-        text: req.text,
+        text,
         author: APP,
         ...(key === undefined ? {} : { idempotencyKey: key }),
       });
@@ -229,21 +240,24 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
         thread,
         messageId: message.id,
         notifies: !(req.silent && capabilities.silentPosts),
-        mentions: broadMentionsFor(platform, req.text),
+        mentions: mentionsIn(text),
       });
+      frames.set(message.id, req.frame);
       return posted(message);
     },
 
     async edit(req: EditRequest, callOpts?: CallOpts): Promise<void> {
       await waitTurn(callOpts?.signal);
       const space = ownSpace(req.space);
+      const text = plainText(req.frame);
       const call = {
         method: 'PATCH',
         path: `/${space}/messages/${req.messageId}`,
         op: 'update' as const,
         space,
         messageId: req.messageId,
-        text: req.text,
+        text,
+        details: { frame: req.frame },
         ...(req.threadId === undefined ? {} : { thread: req.threadId }),
       };
       checkFault(call);
@@ -255,14 +269,15 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
           `message ${req.messageId} is a person's; an app edits only its own`,
         );
       }
-      checkLength(call, req.text);
-      store.edit(message.id, req.text);
+      checkLength(call, text);
+      store.edit(message.id, text);
+      frames.set(message.id, req.frame);
       // An edit never notifies; a broad mention in it is still recorded (Discord re-parses edits).
       recorder.record({
         ...call,
         status: 200,
         thread: message.thread,
-        mentions: broadMentionsFor(platform, req.text),
+        mentions: mentionsIn(text),
       });
     },
 
@@ -289,6 +304,8 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
     },
 
     messages: (space) => store.view(anySpace(space)),
+
+    frameOf: (messageId) => frames.get(messageId),
 
     deleteMessage(messageId) {
       const message = store.get(messageId);

@@ -2,8 +2,10 @@
  * The ChatSurface port: the only code that talks to a platform implements it.
  * Everything the runtime needs from Google Chat, Slack, Discord or the memory
  * surface goes through these calls, with errors normalised to one taxonomy.
+ * Requests carry a structured frame (src/surfaces/frame.ts): the runtime says
+ * what a message shows, each platform renders it in its own idiom.
  */
-import type { Platform } from '../events/schema.js';
+import type { SurfaceFrame } from './frame.js';
 
 export type SurfaceErrorKind = 'not-found' | 'rate-limited' | 'transient' | 'forbidden' | 'invalid';
 
@@ -52,25 +54,17 @@ export interface ThreadAnchor {
   threadId?: string;
 }
 
-export interface PolicyCard {
-  requestId: string;
-  title: string;
-  command: string;
-  args?: string[];
-}
-
 export interface PostRequest {
   /** Platform-prefixed space (`gchat:spaces/A`). */
   space: string;
-  text: string;
+  /** What the message shows (log lines, a card, prose); the platform's renderer decides how. */
+  frame: SurfaceFrame;
   /** Absent → top level. */
   thread?: ThreadAnchor;
   /** Post without notifying, where the platform can. */
   silent?: boolean;
   /** Deterministic id (turn id + ordinal) so a retried create never duplicates. */
   clientId?: string;
-  /** An approval card (rendered by the surface; text is the plain fallback). */
-  card?: PolicyCard;
 }
 
 export interface PostedMessage {
@@ -82,7 +76,8 @@ export interface PostedMessage {
 export interface EditRequest {
   space: string;
   messageId: string;
-  text: string;
+  /** What the message shows from now on. */
+  frame: SurfaceFrame;
   /** Thread the message is in (Discord edits address the thread channel). */
   threadId?: string;
 }
@@ -92,7 +87,8 @@ export interface CallOpts {
 }
 
 export interface ChatSurface {
-  readonly platform: Platform;
+  /** The platform id (the space prefix it serves: `gchat`, `slack`, `discord`, …). */
+  readonly platform: string;
   readonly capabilities: SurfaceCapabilities;
   post(req: PostRequest, opts?: CallOpts): Promise<PostedMessage>;
   edit(req: EditRequest, opts?: CallOpts): Promise<void>;

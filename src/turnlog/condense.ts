@@ -22,11 +22,14 @@
  *   fit beside the dropped marker: the latest entry then starts a message
  *   of its own.
  */
-import { renderEntryLineAtCap } from './format.js';
+import { type FrameLine, markerLine, plainLine, plainLineLength } from '../surfaces/frame.js';
+import { frameLineOf } from './format.js';
 import { truncateGraphemes } from './truncate.js';
 import { CONDENSE_STRATEGIES, type CondenseOpts, type CondenseResult, type TurnLogEntry } from './types.js';
 
 export const ROLLOVER_MARKER = '• …log continues';
+/** The rollover marker as a frame line (`plainLine` of it is `ROLLOVER_MARKER`). */
+const ROLLOVER_LINE = markerLine('…log continues');
 export const DEFAULT_MAX_LOG_MESSAGE_CHARS = 3500;
 /** Room for the markers and a cut entry. */
 export const MIN_LOG_MESSAGE_CHARS = 100;
@@ -34,7 +37,11 @@ export const MIN_LOG_MESSAGE_CHARS = 100;
 export const TRUNCATION_CAPS = [400, 200, 100] as const;
 
 export function droppedMarker(count: number): string {
-  return `• …${count} earlier ${count === 1 ? 'entry' : 'entries'} dropped`;
+  return plainLine(droppedLine(count));
+}
+
+function droppedLine(count: number): FrameLine {
+  return markerLine(`…${count} earlier ${count === 1 ? 'entry' : 'entries'} dropped`);
 }
 
 export function resolveCondenseOpts(opts: Partial<CondenseOpts> = {}): CondenseOpts {
@@ -84,10 +91,16 @@ export function condenseWindow(
 }
 
 /** The length a log with these lines takes, `\n`-joined. */
-function joinedLength(lines: readonly string[]): number {
+function joinedLength(lines: readonly FrameLine[]): number {
   let total = lines.length === 0 ? 0 : lines.length - 1;
-  for (const line of lines) total += line.length;
+  for (const line of lines) total += plainLineLength(line);
   return total;
+}
+
+/** The line cut (at a grapheme boundary, with `…[truncated]`) so its plain form takes at most `maxChars`. */
+function cutLine(line: FrameLine, maxChars: number): FrameLine {
+  const prefix = plainLineLength(line) - line.text.length;
+  return { ...line, text: truncateGraphemes(line.text, Math.max(0, maxChars - prefix)) };
 }
 
 /** Chars the dropped marker line takes, its newline included (0 when nothing was dropped). */
@@ -95,54 +108,60 @@ export function headerLength(dropped: number): number {
   return dropped > 0 ? droppedMarker(dropped).length + 1 : 0;
 }
 
-function linesAt(entries: readonly TurnLogEntry[], cap?: number): string[] {
-  return entries.map((entry) => renderEntryLineAtCap(entry, cap));
+function linesAt(entries: readonly TurnLogEntry[], cap?: number): FrameLine[] {
+  return entries.map((entry) => frameLineOf(entry, cap));
 }
 
-function fits(text: string): CondenseResult {
-  return { kind: 'fits', text };
+/** The plain text of lines: each `plainLine`, joined by `\n`. */
+export function plainLog(lines: readonly FrameLine[]): string {
+  return lines.map(plainLine).join('\n');
 }
 
-function compose(dropped: number, lines: readonly string[]): string {
-  return dropped > 0 ? [droppedMarker(dropped), ...lines].join('\n') : lines.join('\n');
+function fits(lines: FrameLine[]): CondenseResult {
+  return { kind: 'fits', text: plainLog(lines), lines };
+}
+
+function rollover(kept: FrameLine[], carryEntries: TurnLogEntry[]): CondenseResult {
+  const finalLines = [...kept, ROLLOVER_LINE];
+  return { kind: 'rollover', finalText: plainLog(finalLines), finalLines, carryEntries };
+}
+
+function compose(dropped: number, lines: readonly FrameLine[]): FrameLine[] {
+  return dropped > 0 ? [droppedLine(dropped), ...lines] : [...lines];
 }
 
 /** Everything that fits, then the rollover marker; the rest is carried. */
 function fitOrRollOver(
   entries: readonly TurnLogEntry[],
-  lines: readonly string[],
+  lines: readonly FrameLine[],
   dropped: number,
   maxChars: number,
 ): CondenseResult {
   const header = headerLength(dropped);
   if (header + joinedLength(lines) <= maxChars) return fits(compose(dropped, lines));
-  if (lines.length === 1) return fits(compose(dropped, [truncateGraphemes(lines[0]!, maxChars - header)]));
+  if (lines.length === 1) return fits(compose(dropped, [cutLine(lines[0]!, maxChars - header)]));
   const budget = maxChars - header - ROLLOVER_MARKER.length - 1;
   let shown = 0;
   let used = -1;
-  while (shown < lines.length && used + 1 + lines[shown]!.length <= budget)
-    used += 1 + lines[shown++]!.length;
-  const kept = shown > 0 ? lines.slice(0, shown) : [truncateGraphemes(lines[0]!, budget)];
-  return {
-    kind: 'rollover',
-    finalText: `${compose(dropped, kept)}\n${ROLLOVER_MARKER}`,
-    carryEntries: entries.slice(kept.length),
-  };
+  while (shown < lines.length && used + 1 + plainLineLength(lines[shown]!) <= budget)
+    used += 1 + plainLineLength(lines[shown++]!);
+  const kept = shown > 0 ? lines.slice(0, shown) : [cutLine(lines[0]!, budget)];
+  return rollover(compose(dropped, kept), entries.slice(kept.length));
 }
 
 /** Drop the earliest; roll over only when the latest entry alone cannot fit beside the marker. */
 function dropOrRollOver(
   entries: readonly TurnLogEntry[],
-  lines: readonly string[],
+  lines: readonly FrameLine[],
   dropped: number,
   maxChars: number,
 ): CondenseResult {
   const last = lines.length - 1;
-  if (last === 0 || headerLength(dropped + last) + lines[last]!.length <= maxChars) {
+  if (last === 0 || headerLength(dropped + last) + plainLineLength(lines[last]!) <= maxChars) {
     return fits(keepLatestThatFit(lines, dropped, maxChars));
   }
   const head = keepLatestThatFit(lines.slice(0, last), dropped, maxChars - ROLLOVER_MARKER.length - 1);
-  return { kind: 'rollover', finalText: `${head}\n${ROLLOVER_MARKER}`, carryEntries: entries.slice(last) };
+  return rollover(head, entries.slice(last));
 }
 
 /**
@@ -150,16 +169,16 @@ function dropOrRollOver(
  * lines as fit `budget`; when not even the latest fits beside the marker,
  * the latest cut to fit.
  */
-function keepLatestThatFit(lines: readonly string[], dropped: number, budget: number): string {
+function keepLatestThatFit(lines: readonly FrameLine[], dropped: number, budget: number): FrameLine[] {
   const last = lines.length - 1;
   // Scan every start: the marker vanishes when nothing is dropped, so fitting is not monotone at 0.
   let start = -1;
   let sum = -1;
   for (let s = last; s >= 0; s--) {
-    sum += lines[s]!.length + 1;
+    sum += plainLineLength(lines[s]!) + 1;
     if (headerLength(dropped + s) + sum <= budget) start = s;
   }
   if (start >= 0) return compose(dropped + start, lines.slice(start));
-  const latest = truncateGraphemes(lines[last]!, budget - headerLength(dropped + last));
+  const latest = cutLine(lines[last]!, budget - headerLength(dropped + last));
   return compose(dropped + last, [latest]);
 }

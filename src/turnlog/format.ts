@@ -16,6 +16,7 @@
 
 import type { RunEvent, RunEventOf } from '../events/schema.js';
 import { summarizeToolResult } from '../events/summaries.js';
+import type { FrameLine, LineStatus } from '../surfaces/frame.js';
 import { formatClockTime } from './clock-time.js';
 import { truncateGraphemes } from './truncate.js';
 import type { FormatOpts, TurnLogEntry, TurnLogEntryKind } from './types.js';
@@ -63,6 +64,7 @@ export function formatTurnLogEntry(event: RunEvent, opts: FormatOpts = {}): Turn
   const entry: TurnLogEntry = {
     timestamp: at === undefined ? '--:--:--' : formatClockTime(at, opts.timeZone),
     kind: line.kind,
+    ...(line.status === undefined ? {} : { status: line.status }),
     summary: truncateGraphemes(oneLine, maxToolPreview),
     rawLength: oneLine.length,
     depth: opts.depth ?? inferDepth(event),
@@ -85,6 +87,17 @@ export function renderEntryLine(entry: TurnLogEntry): string {
 export function renderEntryLineAtCap(entry: TurnLogEntry, summaryCap: number | undefined): string {
   if (summaryCap === undefined) return renderEntryLine(entry);
   return `${linePrefix(entry)}${truncateGraphemes(entry.summary, summaryCap)}`;
+}
+
+/** The entry as a frame line, its summary re-cut to `summaryCap`; `plainLine` of it is `renderEntryLineAtCap`. */
+export function frameLineOf(entry: TurnLogEntry, summaryCap?: number): FrameLine {
+  return {
+    kind: entry.kind,
+    ...(entry.status === undefined ? {} : { status: entry.status }),
+    depth: indentDepth(entry),
+    time: entry.timestamp,
+    text: summaryCap === undefined ? entry.summary : truncateGraphemes(entry.summary, summaryCap),
+  };
 }
 
 /** `renderEntryLineAtCap(entry, summaryCap).length`, without building the line. */
@@ -125,7 +138,12 @@ function inferDepth(event: RunEvent): number {
   return event.type === 'subagent' ? ownDepth - 1 : ownDepth;
 }
 
-function describeEvent(event: RunEvent, opts: FormatOpts): { kind: TurnLogEntryKind; text: string } | null {
+const outcome = (ok: boolean): LineStatus => (ok ? 'ok' : 'failed');
+
+function describeEvent(
+  event: RunEvent,
+  opts: FormatOpts,
+): { kind: TurnLogEntryKind; text: string; status?: LineStatus } | null {
   switch (event.type) {
     case 'inbound':
     case 'turn_started':
@@ -140,12 +158,24 @@ function describeEvent(event: RunEvent, opts: FormatOpts): { kind: TurnLogEntryK
       return { kind: 'system', text: `${NOTE_PREFIX[event.level ?? 'info']}${event.text}` };
     case 'tool_call': {
       const call = describeToolCall(event.tool, event.input);
-      return { kind: 'tool', text: `tool: ${event.summary ? `${call} — ${event.summary}` : call}` };
+      return {
+        kind: 'tool',
+        status: 'pending',
+        text: `tool: ${event.summary ? `${call} — ${event.summary}` : call}`,
+      };
     }
     case 'tool_result':
-      return { kind: 'tool', text: describeToolResult(event) };
+      return {
+        kind: 'tool',
+        status: outcome(event.ok && (event.exitCode === undefined || event.exitCode === 0)),
+        text: describeToolResult(event),
+      };
     case 'subagent':
-      return { kind: 'subagent', text: describeSubagent(event, event.at ?? opts.now, opts.startedAt) };
+      return {
+        kind: 'subagent',
+        status: event.status === 'started' ? 'pending' : outcome(event.status === 'done'),
+        text: describeSubagent(event, event.at ?? opts.now, opts.startedAt),
+      };
     case 'policy_request': {
       const command = [event.command, ...(event.args ?? [])].join(' ');
       return { kind: 'policy', text: `policy: ${event.title ?? 'approval requested'} — ${command}` };
@@ -160,7 +190,11 @@ function describeEvent(event: RunEvent, opts: FormatOpts): { kind: TurnLogEntryK
       if (event.exitCode !== undefined && event.exitCode !== 0) parts.push(`exit ${event.exitCode}`);
       const output = event.output === undefined ? '' : summarizeToolResult(event.output);
       if (output !== '') parts.push(output);
-      return { kind: 'command', text: parts.join(' — ') };
+      return {
+        kind: 'command',
+        status: outcome(event.exitCode === undefined || event.exitCode === 0),
+        text: parts.join(' — '),
+      };
     }
   }
 }

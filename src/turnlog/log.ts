@@ -17,14 +17,17 @@
  * (a config reload), texts still never exceed the current `maxChars`, but
  * they may differ from what `condenseTurnLog` would give.
  */
-import { condenseWindow, headerLength, resolveCondenseOpts, TRUNCATION_CAPS } from './condense.js';
-import { entryLineLength, renderEntryLineAtCap } from './format.js';
+import type { FrameLine } from '../surfaces/frame.js';
+import { condenseWindow, headerLength, plainLog, resolveCondenseOpts, TRUNCATION_CAPS } from './condense.js';
+import { entryLineLength, frameLineOf } from './format.js';
 import type { CondenseOpts, CondenseResult, TurnLogEntry } from './types.js';
 
 /** A message that filled up and waits for its final edit. */
 export interface SealedMessage {
   /** Its final text, `• …log continues` last. */
   text: string;
+  /** The same as frame lines (`text` is their plain form). */
+  lines: FrameLine[];
   /** Entries dropped before `entries` (only when the strategy changed mid-message). */
   dropped: number;
   entries: TurnLogEntry[];
@@ -94,6 +97,7 @@ export function renderTurnLog(state: TurnLogState, opts?: Partial<CondenseOpts>)
     return {
       kind: 'rollover',
       finalText: first.text,
+      finalLines: first.lines,
       carryEntries: entriesAfter(state.sealed, 1, state.window),
     };
   }
@@ -107,7 +111,8 @@ export function renderTurnLog(state: TurnLogState, opts?: Partial<CondenseOpts>)
       resolved.strategy === 'rollover' || resolved.strategy === 'drop-earliest' ? 1 : CAPS.length;
     const slot = state.windowChars.slice(0, usable).findIndex((chars) => chars <= resolved.maxChars);
     if (slot >= 0) {
-      return { kind: 'fits', text: state.window.map((e) => renderEntryLineAtCap(e, CAPS[slot])).join('\n') };
+      const lines = state.window.map((e) => frameLineOf(e, CAPS[slot]));
+      return { kind: 'fits', text: plainLog(lines), lines };
     }
   }
   return condenseWindow(state.window, state.dropped, resolved);
@@ -200,7 +205,12 @@ function sealFullMessages(state: TurnLogState, opts: CondenseOpts, slot: number)
       windowChars: measure(result.carryEntries),
       sealed: [
         ...current.sealed,
-        { text: result.finalText, dropped: current.dropped, entries: current.window.slice(0, shown) },
+        {
+          text: result.finalText,
+          lines: result.finalLines,
+          dropped: current.dropped,
+          entries: current.window.slice(0, shown),
+        },
       ],
     };
   }

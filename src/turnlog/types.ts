@@ -1,4 +1,5 @@
 /** Shapes of the turn log (gchat-threaded-activity-log.md "Formatting"). */
+import type { FrameLine, LineStatus } from '../surfaces/frame.js';
 
 export type TurnLogEntryKind = 'tool' | 'subagent' | 'policy' | 'system' | 'command';
 
@@ -8,6 +9,8 @@ export interface TurnLogEntry {
   kind: TurnLogEntryKind;
   /** One-line rendered form, already per-entry truncated (`maxToolPreview`). No newlines. */
   summary: string;
+  /** The outcome of what the line reports (a call pending, a result ok or failed); absent for notes. */
+  status?: LineStatus;
   /** Untruncated content length: lets the condenser decide how much to re-cut. */
   rawLength: number;
   subagentId?: string;
@@ -34,9 +37,10 @@ export interface CondenseOpts {
   strategy: CondenseStrategy;
 }
 
+/** `text` is the plain form of `lines` (each `plainLine`, joined by `\n`); renderers read `lines`. */
 export type CondenseResult =
-  | { kind: 'fits'; text: string }
-  | { kind: 'rollover'; finalText: string; carryEntries: TurnLogEntry[] };
+  | { kind: 'fits'; text: string; lines: FrameLine[] }
+  | { kind: 'rollover'; finalText: string; finalLines: FrameLine[]; carryEntries: TurnLogEntry[] };
 
 export interface FormatOpts {
   /** Default 400. */

@@ -5,31 +5,56 @@ import { describe, expect, it } from 'vitest';
 import { broadMentionsFor, detectBroadMentions } from '../../src/emulators/core/mentions.js';
 import {
   POLICY_DECISION_ACTION,
+  renderCardFallbackText,
+  renderGchatCard,
+  renderGchatMessage,
   renderGchatText,
   renderLogLine,
-  renderPolicyCard,
-  renderPolicyFallbackText,
-} from '../../src/render/gchat.js';
+} from '../../src/platforms/gchat/render.js';
 import { MENTION_BREAK } from '../../src/render/mentions.js';
+import type { FrameCard, FrameLine, SurfaceFrame } from '../../src/surfaces/frame.js';
+import { markerLine } from '../../src/surfaces/frame.js';
+
+const line = (text: string, time = '12:04:02'): FrameLine => ({ kind: 'tool', depth: 0, time, text });
+const log = (...lines: FrameLine[]): SurfaceFrame => ({ kind: 'log', lines });
+const prose = (markdown: string): SurfaceFrame => ({ kind: 'prose', markdown });
 
 const Z = MENTION_BREAK;
 const visible = (text: string) => text.replaceAll(Z, '');
 
 describe('renderGchatText: turn-log lines are literal', () => {
   it('neutralizes <users/all> and a person mention in a log line so neither can ping', () => {
-    const line = '• 12:04:02  tool: Bash(echo <users/all> <users/1234>)';
-    const out = renderGchatText(line);
+    const out = renderGchatText(log(line('tool: Bash(echo <users/all> <users/1234>)')));
     expect(broadMentionsFor('gchat', out)).toEqual([]);
     expect(out).not.toMatch(/<users\//);
-    expect(visible(out)).toBe(line);
+    expect(visible(out)).toBe('• 12:04:02  tool: Bash(echo <users/all> <users/1234>)');
   });
 
   it('breaks backtick runs so a stray ``` cannot open a code block over the rest of the log', () => {
-    const log = ['• 12:00:01  tool: Bash(cat <<EOF ```js)', '• 12:00:02  ✓ Bash: done'].join('\n');
-    const out = renderGchatText(log);
+    const out = renderGchatText(
+      log(line('tool: Bash(cat <<EOF ```js)', '12:00:01'), line('✓ Bash: done', '12:00:02')),
+    );
     expect(out).not.toContain('``');
-    expect(visible(out)).toBe(log);
+    expect(visible(out)).toBe('• 12:00:01  tool: Bash(cat <<EOF ```js)\n• 12:00:02  ✓ Bash: done');
     expect(out.split('\n')[1]).toBe('• 12:00:02  ✓ Bash: done');
+  });
+
+  it('shows a log line that looks like prose (Markdown) literally: it is a line, whatever its text', () => {
+    expect(renderGchatText(log(line('# not a **heading**')))).toBe('• 12:04:02  # not a **heading**');
+  });
+
+  it('indents subagent lines by depth and shows the headline first', () => {
+    const frame: SurfaceFrame = {
+      kind: 'log',
+      headline: { state: 'running', title: 'fix the build', elapsedMs: 184_000, now: 'running Bash (12s)' },
+      lines: [
+        { kind: 'subagent', status: 'pending', depth: 2, time: '12:00:01', text: 'subagent: x started' },
+      ],
+    };
+    expect(renderGchatText(frame).split('\n')).toEqual([
+      '⏳ fix the build · 3m 04s · running Bash (12s)',
+      '• 12:00:01      subagent: x started',
+    ]);
   });
 
   it('breaks closed <…> tokens (a link with a misleading label) but leaves comparisons and heredocs alone', () => {
@@ -42,12 +67,13 @@ describe('renderGchatText: turn-log lines are literal', () => {
   });
 
   it('keeps single emphasis markers (commands copy as written)', () => {
-    const line = '• 12:00:01  tool: Bash(rm -rf build/*.o *_tmp ~/x)';
-    expect(renderGchatText(line)).toBe(line);
+    expect(renderGchatText(log(line('tool: Bash(rm -rf build/*.o *_tmp ~/x)', '12:00:01')))).toBe(
+      '• 12:00:01  tool: Bash(rm -rf build/*.o *_tmp ~/x)',
+    );
   });
 
   it('also covers the condenser markers (they are log lines)', () => {
-    expect(renderGchatText('• …3 earlier entries dropped\n• 12:00:01  `a``b`')).toBe(
+    expect(renderGchatText(log(markerLine('…3 earlier entries dropped'), line('`a``b`', '12:00:01')))).toBe(
       `• …3 earlier entries dropped\n• 12:00:01  \`a\`${Z}\`b\``,
     );
   });
@@ -57,20 +83,20 @@ describe('renderGchatText: prose (the final answer) in Chat syntax', () => {
   it('turns Markdown bold, strikethrough, links and headings into Chat markup', () => {
     expect(
       renderGchatText(
-        '# Summary\nThe **build** is ~~broken~~ fixed: see [the PR](https://example.com/pr/1).',
+        prose('# Summary\nThe **build** is ~~broken~~ fixed: see [the PR](https://example.com/pr/1).'),
       ),
     ).toBe('*Summary*\nThe *build* is ~broken~ fixed: see <https://example.com/pr/1|the PR>.');
   });
 
   it('leaves inline code and fenced blocks as written', () => {
     const answer = 'Run `a **b** c` then:\n```\nx = **y**\n[k](https://k.example)\n```\nand **done**';
-    expect(renderGchatText(answer)).toBe(
+    expect(renderGchatText(prose(answer))).toBe(
       'Run `a **b** c` then:\n```\nx = **y**\n[k](https://k.example)\n```\nand *done*',
     );
   });
 
   it('neutralizes mentions in prose too, code blocks included', () => {
-    const out = renderGchatText('Hey <users/all>!\n```\n<users/all>\n```');
+    const out = renderGchatText(prose('Hey <users/all>!\n```\n<users/all>\n```'));
     expect(detectBroadMentions(out)).toEqual([]);
   });
 
@@ -89,17 +115,19 @@ describe('renderGchatText: prose (the final answer) in Chat syntax', () => {
     );
     fc.assert(
       fc.property(fc.array(fc.oneof(pieces, fc.string({ maxLength: 3 })), { maxLength: 40 }), (parts) => {
-        expect(detectBroadMentions(renderGchatText(parts.join('')))).toEqual([]);
+        const text = parts.join('');
+        expect(detectBroadMentions(renderGchatText(prose(text)))).toEqual([]);
+        expect(detectBroadMentions(renderGchatText(log(line(text))))).toEqual([]);
       }),
       { numRuns: 1000 },
     );
   });
 
   it('is linear on hostile input', () => {
-    const hostile = `• 12:00:01  ${'<a|'.repeat(100_000)}${'`'.repeat(100_000)}\n${'**['.repeat(100_000)}`;
-    const [log, prose] = renderGchatText(hostile).split('\n');
-    expect(log).not.toContain('``');
-    expect(prose).not.toContain('**');
+    const logText = renderGchatText(log(line(`${'<a|'.repeat(100_000)}${'`'.repeat(100_000)}`)));
+    const proseText = renderGchatText(prose('**['.repeat(100_000)));
+    expect(logText).not.toContain('``');
+    expect(proseText).not.toContain('**');
   });
 });
 
@@ -119,10 +147,19 @@ interface CardBody {
 }
 
 describe('policy card', () => {
-  const card = { requestId: 'p1', title: 'Approval needed', command: 'rm', args: ['-rf', '/tmp/cache'] };
+  const card: FrameCard = {
+    kind: 'policy',
+    id: 'p1',
+    title: 'Approval needed',
+    body: 'rm -rf /tmp/cache',
+    actions: [
+      { id: 'approve', label: 'Approve', style: 'primary' },
+      { id: 'reject', label: 'Reject', style: 'danger' },
+    ],
+  };
 
   it('is a cardsV2 card: header title, the command in a monospace block, approve/reject carrying requestId and the decision', () => {
-    const [rendered] = renderPolicyCard(card);
+    const [rendered] = renderGchatCard(card);
     expect(rendered?.cardId).toBe('policy-p1');
     const body = rendered!.card as unknown as CardBody;
     expect(body.header.title).toBe('Approval needed');
@@ -148,20 +185,33 @@ describe('policy card', () => {
     ]);
   });
 
+  it('a decided card shows its outcome and no buttons', () => {
+    const [rendered] = renderGchatCard({ ...card, actions: [], outcome: '✅ approved by Alice' });
+    const widgets = (rendered!.card as unknown as CardBody).sections[0]!.widgets;
+    expect(widgets.some((w) => w.buttonList)).toBe(false);
+    expect(JSON.stringify(widgets)).toContain('✅ approved by Alice');
+  });
+
+  it('a card frame is sent as cardsV2 with a fallbackText that cannot ping', () => {
+    const message = renderGchatMessage({ kind: 'card', card: { ...card, title: 'Run it? <users/all>' } });
+    expect(message).toMatchObject({ cardsV2: [{ cardId: 'policy-p1' }] });
+    expect(detectBroadMentions((message as { fallbackText: string }).fallbackText)).toEqual([]);
+  });
+
   it('escapes the request id for the card (HTML text) and keeps backticks from closing the block', () => {
-    const [rendered] = renderPolicyCard({ requestId: '<b>x</b>', title: 't', command: 'echo ```x```' });
+    const [rendered] = renderGchatCard({ ...card, id: '<b>x</b>', title: 't', body: 'echo ```x```' });
     const json = JSON.stringify(rendered);
     expect(json).toContain('&lt;b&gt;x&lt;/b&gt;');
     const paragraph = (rendered!.card as unknown as CardBody).sections[0]!.widgets[0]!.textParagraph!.text;
     expect(paragraph.slice(4, -4)).not.toContain('``');
   });
 
-  it('refuses a card without a request id', () => {
-    expect(() => renderPolicyCard({ ...card, requestId: '' })).toThrow(/empty requestId/);
+  it('refuses a card without an id', () => {
+    expect(() => renderGchatCard({ ...card, id: '' })).toThrow(/empty id/);
   });
 
   it('has a plain-text fallback with the title, the command block and the request id, unable to ping', () => {
-    const text = renderPolicyFallbackText({ ...card, title: 'Run it? <users/all>' });
+    const text = renderCardFallbackText({ ...card, title: 'Run it? <users/all>' });
     expect(text.split('\n')).toEqual([
       `🔐 *Run it? <${Z}users/all>*`,
       '```',

@@ -289,16 +289,18 @@ describe('runtime: anchors, unknown turns, many turns', () => {
     await h.runtime.stop();
   });
 
-  it('a turn whose anchor is not among the recent inbound messages logs top-level with a warning', async () => {
+  it('a turn whose anchor is not among the recent inbound messages logs under a top-level header, with a warning', async () => {
     const h = await startRuntime();
     h.send({ type: 'turn_started', turnId: 'T1', rootRef: 'never-seen' });
     h.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read' });
     h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
     await h.advance(2000);
     const creates = ok(h.surface.calls.filter((c) => c.op === 'create'));
-    expect(creates.map((c) => c.thread)).toEqual([null]);
-    expect(creates[0]?.text).toContain('Read');
+    expect(creates.map((c) => c.thread)).toEqual([null, creates[0]?.messageId]);
+    expect(creates[0]?.text).toBe('🧵 Agent activity (turn T1)');
+    expect(creates[1]?.text).toContain('Read');
     expect(h.warnings.some((w) => w.includes('never-seen'))).toBe(true);
+    expect(h.runtime.turn('T1')?.warnings?.some((w) => w.includes('never-seen'))).toBe(true);
     await h.runtime.stop();
   });
 

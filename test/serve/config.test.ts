@@ -87,7 +87,9 @@ describe('createSurfaces', () => {
 
   it('says Slack and Discord are not supported yet, naming the key', () => {
     for (const platform of ['slack', 'discord'] as const) {
-      const platforms = resolveConfig({ platforms: { gchat: {}, [platform]: { token: 'x' } } }).platforms;
+      const platforms = resolveConfig({
+        platforms: { gchat: { apiUrl: 'http://127.0.0.1:9' }, [platform]: { token: 'x' } },
+      }).platforms;
       expect(() => createSurfaces(platforms)).toThrow(
         new RegExp(`^platforms\\.${platform}: not supported yet`),
       );

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
 import { isSurfaceError, type SurfaceError } from '../../src/surfaces/surface.js';
+import { prose } from './frames.js';
 
 const SPACE = 'gchat:spaces/AAAA';
 
@@ -31,7 +32,7 @@ describe('memory surface: posts, threads and edits', () => {
   it('records a top-level post in the /_emulator/calls shape and shows it in messages()', async () => {
     const { surface } = surfaceWithClock();
     expect(surface.platform).toBe('gchat');
-    const posted = await surface.post({ space: SPACE, text: 'the answer' });
+    const posted = await surface.post({ space: SPACE, frame: prose('the answer') });
     expect(posted).toEqual({ messageId: 'm1' });
     expect(surface.calls).toEqual([
       {
@@ -47,9 +48,10 @@ describe('memory surface: posts, threads and edits', () => {
         text: 'the answer',
         notifies: true,
         mentions: [],
-        details: {},
+        details: { frame: prose('the answer') },
       },
     ]);
+    expect(surface.frameOf('m1')).toEqual(prose('the answer'));
     expect(surface.messages(SPACE)).toEqual(surface.messages('spaces/AAAA'));
     expect(surface.messages(SPACE)).toEqual([
       {
@@ -68,9 +70,17 @@ describe('memory surface: posts, threads and edits', () => {
     const { surface } = surfaceWithClock();
     const root = surface.inbound({ space: SPACE, text: 'can you fix the build?' });
     expect(root).toEqual({ messageId: 'm1', threadId: 'm1' });
-    const log = await surface.post({ space: SPACE, text: 'log', thread: { rootMessageId: root.messageId } });
+    const log = await surface.post({
+      space: SPACE,
+      frame: prose('log'),
+      thread: { rootMessageId: root.messageId },
+    });
     expect(log).toEqual({ messageId: 'm2', threadId: 'm1' });
-    const next = await surface.post({ space: SPACE, text: 'more', thread: { threadId: log.threadId! } });
+    const next = await surface.post({
+      space: SPACE,
+      frame: prose('more'),
+      thread: { threadId: log.threadId! },
+    });
     expect(next).toEqual({ messageId: 'm3', threadId: 'm1' });
     expect(surface.calls.map((c) => [c.op, c.thread, c.notifies])).toEqual([
       ['inbound', null, false],
@@ -82,15 +92,19 @@ describe('memory surface: posts, threads and edits', () => {
   it('a thread on a missing or deleted root is not-found, an empty anchor invalid; both recorded', async () => {
     const { surface } = surfaceWithClock();
     expect(
-      (await failureOf(surface.post({ space: SPACE, text: 'x', thread: { rootMessageId: 'm9' } }))).kind,
+      (await failureOf(surface.post({ space: SPACE, frame: prose('x'), thread: { rootMessageId: 'm9' } })))
+        .kind,
     ).toBe('not-found');
     const root = surface.inbound({ space: SPACE, text: 'hi' });
     surface.deleteMessage(root.messageId);
     expect(
-      (await failureOf(surface.post({ space: SPACE, text: 'x', thread: { rootMessageId: root.messageId } })))
-        .kind,
+      (
+        await failureOf(
+          surface.post({ space: SPACE, frame: prose('x'), thread: { rootMessageId: root.messageId } }),
+        )
+      ).kind,
     ).toBe('not-found');
-    const empty = await failureOf(surface.post({ space: SPACE, text: 'x', thread: {} }));
+    const empty = await failureOf(surface.post({ space: SPACE, frame: prose('x'), thread: {} }));
     expect(empty.kind).toBe('invalid');
     expect(empty.message).toContain('thread anchor needs a rootMessageId or a threadId');
     expect(surface.calls.map((c) => [c.op, c.status])).toEqual([
@@ -105,9 +119,9 @@ describe('memory surface: posts, threads and edits', () => {
 
   it('an edit replaces the text, counts, never notifies; after a person deletes the message it is not-found', async () => {
     const { clock, surface } = surfaceWithClock();
-    const { messageId } = await surface.post({ space: SPACE, text: 'v1' });
+    const { messageId } = await surface.post({ space: SPACE, frame: prose('v1') });
     clock.increment(2000);
-    await surface.edit({ space: SPACE, messageId, text: 'v2' });
+    await surface.edit({ space: SPACE, messageId, frame: prose('v2') });
     expect(surface.messages(SPACE)[0]).toMatchObject({ text: 'v2', edits: 1, updatedAt: 1_700_000_002_000 });
     expect(surface.calls[1]).toMatchObject({
       op: 'update',
@@ -121,10 +135,10 @@ describe('memory surface: posts, threads and edits', () => {
 
     surface.deleteMessage(messageId);
     expect(surface.messages(SPACE)[0]).toMatchObject({ deleted: true });
-    const gone = await failureOf(surface.edit({ space: SPACE, messageId, text: 'v3' }));
+    const gone = await failureOf(surface.edit({ space: SPACE, messageId, frame: prose('v3') }));
     expect(gone.kind).toBe('not-found');
     expect(surface.calls.at(-1)).toMatchObject({ op: 'update', status: 404, notifies: false });
-    expect((await failureOf(surface.edit({ space: SPACE, messageId: 'm77', text: 'x' }))).kind).toBe(
+    expect((await failureOf(surface.edit({ space: SPACE, messageId: 'm77', frame: prose('x') }))).kind).toBe(
       'not-found',
     );
   });
@@ -133,25 +147,28 @@ describe('memory surface: posts, threads and edits', () => {
     const { surface } = surfaceWithClock();
     const person = surface.inbound({ space: SPACE, text: 'mine' });
     expect(
-      (await failureOf(surface.edit({ space: SPACE, messageId: person.messageId, text: 'x' }))).kind,
+      (await failureOf(surface.edit({ space: SPACE, messageId: person.messageId, frame: prose('x') }))).kind,
     ).toBe('forbidden');
-    const own = await surface.post({ space: SPACE, text: 'bot' });
+    const own = await surface.post({ space: SPACE, frame: prose('bot') });
     expect(
-      (await failureOf(surface.edit({ space: 'gchat:spaces/BBBB', messageId: own.messageId, text: 'x' })))
-        .kind,
+      (
+        await failureOf(
+          surface.edit({ space: 'gchat:spaces/BBBB', messageId: own.messageId, frame: prose('x') }),
+        )
+      ).kind,
     ).toBe('not-found');
   });
 
   it('refuses a space of another platform as invalid, naming it', async () => {
     const { surface } = surfaceWithClock();
-    const error = await failureOf(surface.post({ space: 'slack:C0123', text: 'x' }));
+    const error = await failureOf(surface.post({ space: 'slack:C0123', frame: prose('x') }));
     expect(error.kind).toBe('invalid');
     expect(error.message).toBe('space "slack:C0123" is not a gchat space (gchat:…)');
   });
 
   it('reactions are recorded with the emoji and need a live message', async () => {
     const { surface } = surfaceWithClock();
-    const { messageId } = await surface.post({ space: SPACE, text: 'done' });
+    const { messageId } = await surface.post({ space: SPACE, frame: prose('done') });
     await surface.react({ space: SPACE, messageId, emoji: '✅' });
     expect(surface.calls[1]).toMatchObject({
       op: 'reaction',
@@ -169,24 +186,24 @@ describe('memory surface: capabilities', () => {
     const { surface } = surfaceWithClock({ platform: 'discord' });
     const space = 'discord:123456789012345678';
     expect(surface.capabilities.maxChars).toBe(2000);
-    const { messageId } = await surface.post({ space, text: 'x'.repeat(2000) });
-    const tooLong = await failureOf(surface.post({ space, text: 'x'.repeat(2001) }));
+    const { messageId } = await surface.post({ space, frame: prose('x'.repeat(2000)) });
+    const tooLong = await failureOf(surface.post({ space, frame: prose('x'.repeat(2001)) }));
     expect(tooLong.kind).toBe('invalid');
     expect(tooLong.message).toContain('over the discord limit of 2000');
-    expect((await failureOf(surface.edit({ space, messageId, text: 'y'.repeat(2001) }))).kind).toBe(
+    expect((await failureOf(surface.edit({ space, messageId, frame: prose('y'.repeat(2001)) }))).kind).toBe(
       'invalid',
     );
     expect(surface.calls.map((c) => c.status)).toEqual([200, 400, 400]);
 
     const small = createMemorySurface({ capabilities: { maxChars: 5 } });
-    expect((await failureOf(small.post({ space: SPACE, text: 'sixsix' }))).kind).toBe('invalid');
+    expect((await failureOf(small.post({ space: SPACE, frame: prose('sixsix') }))).kind).toBe('invalid');
   });
 
   it('with idempotentCreate a repeated clientId returns the existing message and notifies no one', async () => {
     const { surface } = surfaceWithClock();
     expect(surface.capabilities.idempotentCreate).toBe(true);
-    const first = await surface.post({ space: SPACE, text: 'log', clientId: 'turn-1-0' });
-    const again = await surface.post({ space: SPACE, text: 'log', clientId: 'turn-1-0' });
+    const first = await surface.post({ space: SPACE, frame: prose('log'), clientId: 'turn-1-0' });
+    const again = await surface.post({ space: SPACE, frame: prose('log'), clientId: 'turn-1-0' });
     expect(again).toEqual(first);
     expect(surface.messages(SPACE)).toHaveLength(1);
     expect(surface.calls.map((c) => [c.op, c.messageId, c.notifies, c.details?.idempotentReplay])).toEqual([
@@ -197,30 +214,30 @@ describe('memory surface: capabilities', () => {
 
   it('without idempotentCreate the same clientId creates a second message', async () => {
     const surface = createMemorySurface({ platform: 'slack' });
-    await surface.post({ space: 'slack:C1', text: 'log', clientId: 'turn-1-0' });
-    await surface.post({ space: 'slack:C1', text: 'log', clientId: 'turn-1-0' });
+    await surface.post({ space: 'slack:C1', frame: prose('log'), clientId: 'turn-1-0' });
+    await surface.post({ space: 'slack:C1', frame: prose('log'), clientId: 'turn-1-0' });
     expect(surface.messages('slack:C1').map((m) => m.id)).toEqual(['m1', 'm2']);
   });
 
   it('a silent post notifies no one only where the platform has silent posts', async () => {
     const discord = createMemorySurface({ platform: 'discord' });
-    await discord.post({ space: 'discord:42', text: 'rollover', silent: true });
-    await discord.post({ space: 'discord:42', text: 'first' });
+    await discord.post({ space: 'discord:42', frame: prose('rollover'), silent: true });
+    await discord.post({ space: 'discord:42', frame: prose('first') });
     expect(discord.calls.map((c) => c.notifies)).toEqual([false, true]);
 
     const gchat = createMemorySurface();
-    await gchat.post({ space: SPACE, text: 'rollover', silent: true });
+    await gchat.post({ space: SPACE, frame: prose('rollover'), silent: true });
     expect(gchat.calls[0]?.notifies).toBe(true);
   });
 
   it('records the broad mentions each platform would parse, on posts and edits', async () => {
     const gchat = createMemorySurface();
-    const { messageId } = await gchat.post({ space: SPACE, text: 'ping <users/all> @everyone' });
-    await gchat.edit({ space: SPACE, messageId, text: 'now <users/all>' });
+    const { messageId } = await gchat.post({ space: SPACE, frame: prose('ping <users/all> @everyone') });
+    await gchat.edit({ space: SPACE, messageId, frame: prose('now <users/all>') });
     expect(gchat.calls.map((c) => c.mentions)).toEqual([['<users/all>'], ['<users/all>']]);
 
     const discord = createMemorySurface({ platform: 'discord' });
-    await discord.post({ space: 'discord:42', text: '@everyone look <!channel>' });
+    await discord.post({ space: 'discord:42', frame: prose('@everyone look <!channel>') });
     expect(discord.calls[0]?.mentions).toEqual(['@everyone']);
   });
 });
@@ -240,7 +257,7 @@ describe('memory surface: fail(rule)', () => {
   ])('status %i → %s, recorded with that status', async (status, kind) => {
     const surface = createMemorySurface();
     surface.fail({ op: 'create', status, times: 1 });
-    const error = await failureOf(surface.post({ space: SPACE, text: 'x' }));
+    const error = await failureOf(surface.post({ space: SPACE, frame: prose('x') }));
     expect(error.kind).toBe(kind);
     expect(error.details.status).toBe(status);
     expect(surface.calls[0]).toMatchObject({
@@ -250,7 +267,7 @@ describe('memory surface: fail(rule)', () => {
       details: { rejectedBy: 'fault' },
     });
     expect(surface.messages(SPACE)).toEqual([]);
-    await surface.post({ space: SPACE, text: 'x' });
+    await surface.post({ space: SPACE, frame: prose('x') });
     expect(surface.messages(SPACE)).toHaveLength(1);
   });
 
@@ -258,21 +275,21 @@ describe('memory surface: fail(rule)', () => {
     const surface = createMemorySurface();
     surface.fail({ status: 429, retryAfterS: 3, times: 1 });
     surface.fail({ status: 429, times: 1 });
-    expect((await failureOf(surface.post({ space: SPACE, text: 'x' }))).retryAfterMs).toBe(3000);
-    expect((await failureOf(surface.post({ space: SPACE, text: 'x' }))).retryAfterMs).toBe(1000);
+    expect((await failureOf(surface.post({ space: SPACE, frame: prose('x') }))).retryAfterMs).toBe(3000);
+    expect((await failureOf(surface.post({ space: SPACE, frame: prose('x') }))).retryAfterMs).toBe(1000);
   });
 
   it('matches by op, method and path like the emulators, and fails every match without times', async () => {
     const surface = createMemorySurface();
-    const a = await surface.post({ space: SPACE, text: 'a' });
-    const b = await surface.post({ space: SPACE, text: 'b' });
+    const a = await surface.post({ space: SPACE, frame: prose('a') });
+    const b = await surface.post({ space: SPACE, frame: prose('b') });
     surface.fail({ method: 'PATCH', path: `/messages/${a.messageId}`, status: 404 });
     for (let i = 0; i < 2; i++) {
-      expect((await failureOf(surface.edit({ space: SPACE, messageId: a.messageId, text: 'x' }))).kind).toBe(
-        'not-found',
-      );
+      expect(
+        (await failureOf(surface.edit({ space: SPACE, messageId: a.messageId, frame: prose('x') }))).kind,
+      ).toBe('not-found');
     }
-    await surface.edit({ space: SPACE, messageId: b.messageId, text: 'ok' });
+    await surface.edit({ space: SPACE, messageId: b.messageId, frame: prose('ok') });
     expect(surface.messages(SPACE).map((m) => m.text)).toEqual(['a', 'ok']);
   });
 
@@ -299,8 +316,8 @@ describe('memory surface: pause, resume and abort', () => {
   it('holds calls while paused and runs them in order on resume', async () => {
     const surface: MemorySurface = createMemorySurface();
     surface.pause();
-    const first = surface.post({ space: SPACE, text: 'first' });
-    const second = surface.post({ space: SPACE, text: 'second' });
+    const first = surface.post({ space: SPACE, frame: prose('first') });
+    const second = surface.post({ space: SPACE, frame: prose('second') });
     const firstState = tracked(first);
     await flush();
     expect(firstState.settled).toBe(false);
@@ -318,16 +335,16 @@ describe('memory surface: pause, resume and abort', () => {
     const surface = createMemorySurface();
     const already = new AbortController();
     already.abort();
-    await expect(surface.post({ space: SPACE, text: 'x' }, { signal: already.signal })).rejects.toMatchObject(
-      {
-        name: 'AbortError',
-      },
-    );
+    await expect(
+      surface.post({ space: SPACE, frame: prose('x') }, { signal: already.signal }),
+    ).rejects.toMatchObject({
+      name: 'AbortError',
+    });
 
     surface.pause();
     const controller = new AbortController();
-    const held = surface.post({ space: SPACE, text: 'held' }, { signal: controller.signal });
-    const kept = surface.post({ space: SPACE, text: 'kept' });
+    const held = surface.post({ space: SPACE, frame: prose('held') }, { signal: controller.signal });
+    const kept = surface.post({ space: SPACE, frame: prose('kept') });
     controller.abort();
     await expect(held).rejects.toMatchObject({ name: 'AbortError' });
     surface.resume();

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { plainLine } from '../../src/surfaces/frame.js';
 import {
   condenseTurnLog,
   droppedMarker,
@@ -14,12 +15,48 @@ import { entriesArb, fixedEntries, maxCharsArb, toolEntry } from './entries.js';
 const textOf = (result: CondenseResult): string => (result.kind === 'fits' ? result.text : result.finalText);
 const seqsIn = (text: string): number[] => [...text.matchAll(/tool: step (\d+) /g)].map((m) => Number(m[1]));
 
+describe('condenseTurnLog: frame lines', () => {
+  it('yields lines whose plain form is the text, for every strategy and budget', () => {
+    fc.assert(
+      fc.property(
+        entriesArb(),
+        maxCharsArb,
+        fc.constantFrom(...CONDENSE_STRATEGIES),
+        (entries, maxChars, strategy) => {
+          const result = condenseTurnLog(entries, { maxChars, strategy });
+          const lines = result.kind === 'fits' ? result.lines : result.finalLines;
+          expect(lines.map(plainLine).join('\n')).toBe(textOf(result));
+        },
+      ),
+    );
+  });
+
+  it('keeps kind, status, depth and time on each line; markers are lines of their own', () => {
+    const entries = [
+      { ...toolEntry('tool: Bash(ls)', 1), status: 'pending' as const },
+      { ...toolEntry('✗ Bash: exit 2', 2), status: 'failed' as const, depth: 1, kind: 'command' as const },
+      ...fixedEntries(10, 40, 3),
+    ];
+    const result = condenseTurnLog(entries, { maxChars: 150, strategy: 'rollover' });
+    if (result.kind !== 'rollover') throw new Error('expected a rollover');
+    expect(result.finalLines[0]).toEqual({
+      kind: 'tool',
+      status: 'pending',
+      depth: 0,
+      time: '12:00:00',
+      text: 'tool: Bash(ls)',
+    });
+    expect(result.finalLines[1]).toMatchObject({ kind: 'command', status: 'failed', depth: 1 });
+    expect(result.finalLines.at(-1)).toEqual({ kind: 'marker', depth: 0, time: '', text: '…log continues' });
+  });
+});
+
 describe('condenseTurnLog', () => {
   // spec: Formatter & condenser "condenseTurnLog(strategy: rollover) fits when under budget"
   it('(strategy: rollover) fits when under budget', () => {
     const entries = fixedEntries(5, 40);
     const result = condenseTurnLog(entries, { maxChars: 3500, strategy: 'rollover' });
-    expect(result).toEqual({ kind: 'fits', text: entries.map((e) => renderEntryLine(e)).join('\n') });
+    expect(result).toMatchObject({ kind: 'fits', text: entries.map((e) => renderEntryLine(e)).join('\n') });
   });
 
   it('defaults to rollover within 3500 chars', () => {
@@ -176,7 +213,7 @@ describe('condenseTurnLog', () => {
 
   it('gives an empty text for no entries', () => {
     for (const strategy of CONDENSE_STRATEGIES) {
-      expect(condenseTurnLog([], { maxChars: 100, strategy })).toEqual({ kind: 'fits', text: '' });
+      expect(condenseTurnLog([], { maxChars: 100, strategy })).toEqual({ kind: 'fits', text: '', lines: [] });
     }
   });
 

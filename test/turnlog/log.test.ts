@@ -45,7 +45,7 @@ function drain(state: TurnLogState, opts: CondenseOpts): string[] {
 
 describe('turn log state', () => {
   it('starts empty and renders nothing', () => {
-    expect(renderTurnLog(createTurnLog())).toEqual({ kind: 'fits', text: '' });
+    expect(renderTurnLog(createTurnLog())).toEqual({ kind: 'fits', text: '', lines: [] });
     expect(messageEntryCount(createTurnLog())).toBe(0);
   });
 
@@ -131,7 +131,7 @@ describe('turn log state', () => {
     const state = turnLogFromEntries(fixedEntries(20, 40), opts);
     expect(state.dropped).toBeGreaterThan(0);
     const fresh = startNextMessage(state, opts);
-    expect(renderTurnLog(fresh, opts)).toEqual({ kind: 'fits', text: '' });
+    expect(renderTurnLog(fresh, opts)).toEqual({ kind: 'fits', text: '', lines: [] });
     expect(messageEntryCount(fresh)).toBe(0);
   });
 

@@ -14,8 +14,8 @@ import type { TurnlogConfigInput } from '../../../src/config.js';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
 import { type GchatEmulatorOptions, startGchatEmulator } from '../../../src/emulators/gchat/index.js';
 import type { EmulatedMessage, FaultRule, RecordedCall } from '../../../src/emulators/types.js';
+import { createGchatSurface } from '../../../src/platforms/gchat/surface.js';
 import { createRuntime, type Runtime } from '../../../src/runtime.js';
-import { createGchatSurface } from '../../../src/surfaces/gchat/index.js';
 import type { ChatSurface } from '../../../src/surfaces/surface.js';
 import { emulatorInspection } from '../../surfaces/gchat/harness.js';
 

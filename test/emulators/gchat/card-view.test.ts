@@ -6,11 +6,21 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageAsText } from '../../../src/emulators/core/index.js';
-import { renderPolicyCard } from '../../../src/render/gchat.js';
+import { renderGchatCard } from '../../../src/platforms/gchat/render.js';
+import type { FrameCard } from '../../../src/surfaces/frame.js';
 import { type GchatHarness, startHarness } from './gchatHarness.js';
 
 const SPACE = 'spaces/AAAA';
-const card = { requestId: 'p1', command: 'psql', args: ['-c', 'CREATE INDEX i'], title: 'Run a migration?' };
+const card: FrameCard = {
+  kind: 'policy',
+  id: 'p1',
+  title: 'Run a migration?',
+  body: 'psql -c CREATE INDEX i',
+  actions: [
+    { id: 'approve', label: 'Approve', style: 'primary' },
+    { id: 'reject', label: 'Reject', style: 'danger' },
+  ],
+};
 
 let h: GchatHarness;
 beforeEach(async () => {
@@ -24,7 +34,7 @@ describe('gchat emulator: what a person sees of a card', () => {
   it('shows the title, the text, the buttons and the fallback text of a cardsV2 message', async () => {
     const { data } = await h.chat.spaces.messages.create({
       parent: SPACE,
-      requestBody: { cardsV2: renderPolicyCard(card), fallbackText: 'Approval requested: psql' },
+      requestBody: { cardsV2: renderGchatCard(card), fallbackText: 'Approval requested: psql' },
     });
     const [message] = h.emulator.state.messages(SPACE);
     expect(message).toMatchObject({
@@ -47,12 +57,12 @@ describe('gchat emulator: what a person sees of a card', () => {
   it('the inspection API serves the same view; an edit of the cards shows the new ones', async () => {
     const { data } = await h.chat.spaces.messages.create({
       parent: SPACE,
-      requestBody: { cardsV2: renderPolicyCard(card) },
+      requestBody: { cardsV2: renderGchatCard(card) },
     });
     await h.chat.spaces.messages.patch({
       name: data.name!,
       updateMask: 'cardsV2',
-      requestBody: { cardsV2: renderPolicyCard({ ...card, title: 'Decided' }) },
+      requestBody: { cardsV2: renderGchatCard({ ...card, title: 'Decided' }) },
     });
     const response = await fetch(`${h.emulator.url}/_emulator/messages?space=${SPACE}`);
     const { messages } = (await response.json()) as { messages: Record<string, unknown>[] };

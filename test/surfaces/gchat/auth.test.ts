@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { auth as googleAuth } from 'googleapis/build/src/apis/chat/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGchatSurface } from '../../../src/surfaces/gchat/index.js';
+import { createGchatSurface } from '../../../src/platforms/gchat/surface.js';
+import { prose } from '../frames.js';
 import { rejection, SPACE, type SurfaceHarness, startSurfaceHarness } from './harness.js';
 
 let h: SurfaceHarness;
@@ -37,10 +38,18 @@ function serviceAccountKeyFile(): string {
 }
 
 describe('gchat surface: auth', () => {
-  it('ready() loads the key file given as credentials, and is false when it is missing', async () => {
+  it('ready() loads the key file given as credentials; a missing one fails naming the cause', async () => {
     expect(await createGchatSurface({ credentials: serviceAccountKeyFile() }).ready?.()).toBe(true);
-    expect(await createGchatSurface({ credentials: join(tmpdir(), 'no-such-key.json') }).ready?.()).toBe(
-      false,
+    const missing = join(tmpdir(), 'no-such-key.json');
+    await expect(createGchatSurface({ credentials: missing }).ready?.()).rejects.toThrow(
+      /Google credentials did not load: .*no-such-key\.json/,
+    );
+  });
+
+  it('ready() against an emulator that does not answer fails naming its url', async () => {
+    const url = 'http://127.0.0.1:9';
+    await expect(createGchatSurface({ apiUrl: url, requestTimeoutMs: 1000 }).ready?.()).rejects.toThrow(
+      /the Google Chat emulator at http:\/\/127\.0\.0\.1:9 did not answer/,
     );
   });
 
@@ -48,10 +57,10 @@ describe('gchat surface: auth', () => {
     const bearer = new googleAuth.OAuth2();
     bearer.setCredentials({ access_token: 'app-one-token', expiry_date: Date.now() + 3_600_000 });
     const appOne = createGchatSurface({ apiUrl: h.emulator.url, auth: bearer });
-    const posted = await appOne.post({ space: SPACE, text: 'mine' });
-    await appOne.edit({ space: SPACE, messageId: posted.messageId, text: 'still mine' });
+    const posted = await appOne.post({ space: SPACE, frame: prose('mine') });
+    await appOne.edit({ space: SPACE, messageId: posted.messageId, frame: prose('still mine') });
     const error = await rejection(
-      h.surface.edit({ space: SPACE, messageId: posted.messageId, text: 'theirs' }),
+      h.surface.edit({ space: SPACE, messageId: posted.messageId, frame: prose('theirs') }),
     );
     expect(error).toMatchObject({ kind: 'forbidden' });
     expect(error.message).toMatch(/belongs to another Chat app/);

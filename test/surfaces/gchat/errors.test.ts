@@ -4,8 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGchatSurface } from '../../../src/surfaces/gchat/index.js';
+import { createGchatSurface } from '../../../src/platforms/gchat/surface.js';
 import { chatClient } from '../../emulators/gchat/gchatHarness.js';
+import { policyFrame, prose } from '../frames.js';
 import { rejection, SPACE, SPACE_NAME, type SurfaceHarness, startSurfaceHarness } from './harness.js';
 
 let h: SurfaceHarness;
@@ -31,9 +32,9 @@ const retryAfters = async (n: number, call: () => Promise<unknown>): Promise<unk
 
 describe('gchat surface: 429 backoff', () => {
   it('grows 1 s, 2 s, 4 s … capped at 32 s while a space keeps answering 429, and resets after a success', async () => {
-    const posted = await h.surface.post({ space: SPACE, text: 'v1' });
+    const posted = await h.surface.post({ space: SPACE, frame: prose('v1') });
     await h.faults([{ op: 'update', status: 429, times: 7 }]);
-    const edit = () => h.surface.edit({ space: SPACE, messageId: posted.messageId, text: 'v2' });
+    const edit = () => h.surface.edit({ space: SPACE, messageId: posted.messageId, frame: prose('v2') });
     expect(await retryAfters(7, edit)).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 32_000]);
     await edit();
     await h.faults([{ op: 'update', status: 429, times: 1 }]);
@@ -45,27 +46,29 @@ describe('gchat surface: 429 backoff', () => {
       { op: 'create', path: 'AAAA', status: 429, times: 3 },
       { op: 'create', path: 'BBBB', status: 429, times: 1 },
     ]);
-    expect(await retryAfters(3, () => h.surface.post({ space: SPACE, text: 'x' }))).toEqual([
+    expect(await retryAfters(3, () => h.surface.post({ space: SPACE, frame: prose('x') }))).toEqual([
       1000, 2000, 4000,
     ]);
-    expect(await retryAfters(1, () => h.surface.post({ space: 'gchat:spaces/BBBB', text: 'x' }))).toEqual([
-      1000,
-    ]);
+    expect(
+      await retryAfters(1, () => h.surface.post({ space: 'gchat:spaces/BBBB', frame: prose('x') })),
+    ).toEqual([1000]);
   });
 
   it("the emulator's real per-space quota (60 writes/min, no Retry-After) is rate-limited with the backoff", async () => {
     await h.limits([{ op: '*', scope: 'space', limit: 2, windowS: 60 }]);
-    await h.surface.post({ space: SPACE, text: 'a' });
-    await h.surface.post({ space: SPACE, text: 'b' });
-    expect(await retryAfters(2, () => h.surface.post({ space: SPACE, text: 'c' }))).toEqual([1000, 2000]);
+    await h.surface.post({ space: SPACE, frame: prose('a') });
+    await h.surface.post({ space: SPACE, frame: prose('b') });
+    expect(await retryAfters(2, () => h.surface.post({ space: SPACE, frame: prose('c') }))).toEqual([
+      1000, 2000,
+    ]);
     h.clock.increment(60_000);
-    await h.surface.post({ space: SPACE, text: 'c' });
+    await h.surface.post({ space: SPACE, frame: prose('c') });
     expect(h.calls().map((c) => c.status)).toEqual([200, 200, 429, 429, 200]);
   });
 
   it('a Retry-After header, when one comes, wins over the backoff', async () => {
     await h.faults([{ op: 'create', status: 429, retryAfterS: 3, times: 1 }]);
-    expect(await retryAfters(1, () => h.surface.post({ space: SPACE, text: 'x' }))).toEqual([3000]);
+    expect(await retryAfters(1, () => h.surface.post({ space: SPACE, frame: prose('x') }))).toEqual([3000]);
   });
 });
 
@@ -80,14 +83,14 @@ describe('gchat surface: error taxonomy', () => {
     [400, 'invalid'],
   ] as const)('an HTTP %i on create is %s and names the call', async (status, kind) => {
     await h.faults([{ op: 'create', status, times: 1 }]);
-    const error = await rejection(h.surface.post({ space: SPACE, text: 'x' }));
+    const error = await rejection(h.surface.post({ space: SPACE, frame: prose('x') }));
     expect(error).toMatchObject({ name: 'SurfaceError', kind, details: { status } });
     expect(error.message).toContain(`spaces.messages.create in ${SPACE_NAME}: HTTP ${status}`);
     expect(error.retryAfterMs).toBeUndefined();
   });
 
   it("a 400 carries Google's own message", async () => {
-    const error = await rejection(h.surface.post({ space: SPACE, text: '' }));
+    const error = await rejection(h.surface.post({ space: SPACE, frame: prose('') }));
     expect(error).toMatchObject({ kind: 'invalid', details: { status: 400, code: 'INVALID_ARGUMENT' } });
     expect(error.message).toMatch(/INVALID_ARGUMENT: Message cannot be empty/);
   });
@@ -96,10 +99,10 @@ describe('gchat surface: error taxonomy', () => {
     const url = h.emulator.url;
     await h.close();
     const surface = createGchatSurface({ apiUrl: url });
-    const error = await rejection(surface.post({ space: SPACE, text: 'x' }));
+    const error = await rejection(surface.post({ space: SPACE, frame: prose('x') }));
     expect(error).toMatchObject({ kind: 'transient' });
     expect(error.message).toMatch(/no answer from Google Chat/);
-    expect(await surface.ready?.()).toBe(false);
+    await expect(surface.ready?.()).rejects.toThrow(/did not answer/);
     h = await startSurfaceHarness();
   });
 
@@ -109,7 +112,7 @@ describe('gchat surface: error taxonomy', () => {
     try {
       const { port } = silent.address() as AddressInfo;
       const surface = createGchatSurface({ apiUrl: `http://127.0.0.1:${port}`, requestTimeoutMs: 20 });
-      const error = await rejection(surface.post({ space: SPACE, text: 'x' }));
+      const error = await rejection(surface.post({ space: SPACE, frame: prose('x') }));
       expect(error).toMatchObject({ kind: 'transient', details: { code: 'TimeoutError' } });
     } finally {
       silent.closeAllConnections();
@@ -130,16 +133,18 @@ describe('gchat surface: abort', () => {
   it('an already aborted call rejects with AbortError and makes no call', async () => {
     const controller = new AbortController();
     controller.abort();
-    const error = await rejection(h.surface.post({ space: SPACE, text: 'x' }, { signal: controller.signal }));
+    const error = await rejection(
+      h.surface.post({ space: SPACE, frame: prose('x') }, { signal: controller.signal }),
+    );
     expect(error).toMatchObject({ name: 'AbortError' });
     expect(h.calls()).toEqual([]);
   });
 
   it('a call aborted in flight rejects with AbortError, not a SurfaceError', async () => {
-    const posted = await h.surface.post({ space: SPACE, text: 'v1' });
+    const posted = await h.surface.post({ space: SPACE, frame: prose('v1') });
     const controller = new AbortController();
     const editing = h.surface.edit(
-      { space: SPACE, messageId: posted.messageId, text: 'v2' },
+      { space: SPACE, messageId: posted.messageId, frame: prose('v2') },
       { signal: controller.signal },
     );
     controller.abort();
@@ -148,15 +153,12 @@ describe('gchat surface: abort', () => {
 });
 
 describe('gchat surface: policy cards', () => {
-  const card = { requestId: 'p1', title: 'Approval needed', command: 'rm', args: ['-rf', '/tmp/cache'] };
-
   it('posts the card as cardsV2 in the thread, with a plain fallbackText', async () => {
     const root = await h.personPosts('do it');
     const posted = await h.surface.post({
       space: SPACE,
-      text: '🔐 Approval needed: rm -rf /tmp/cache',
+      frame: policyFrame('p1', 'rm -rf /tmp/cache'),
       thread: { threadId: root.threadId },
-      card,
       clientId: 'T1:card:4',
     });
     const [create] = h.calls();
@@ -180,9 +182,8 @@ describe('gchat surface: policy cards', () => {
     await h.faults([{ op: 'create', status: 400, times: 1 }]);
     const posted = await h.surface.post({
       space: SPACE,
-      text: '🔐 Approval needed: rm -rf /tmp/cache',
+      frame: policyFrame('p1', 'rm -rf /tmp/cache'),
       thread: { threadId: root.threadId },
-      card,
       clientId: 'T1:card:4',
     });
     const creates = h.calls().filter((c) => c.op === 'create');
@@ -198,7 +199,9 @@ describe('gchat surface: policy cards', () => {
 
   it('a card refused for another reason (403) is not retried as text', async () => {
     await h.faults([{ op: 'create', status: 403, times: 1 }]);
-    const error = await rejection(h.surface.post({ space: SPACE, text: 'x', card }));
+    const error = await rejection(
+      h.surface.post({ space: SPACE, frame: policyFrame('p1', 'rm -rf /tmp/cache') }),
+    );
     expect(error).toMatchObject({ kind: 'forbidden' });
     expect(h.calls()).toHaveLength(1);
   });

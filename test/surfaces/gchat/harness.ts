@@ -7,7 +7,7 @@ import { SimulatedClock } from 'xstate';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
 import { type GchatEmulatorOptions, startGchatEmulator } from '../../../src/emulators/gchat/index.js';
 import type { FaultRule, LimitRule, RecordedCall } from '../../../src/emulators/types.js';
-import { createGchatSurface, type GchatSurfaceOptions } from '../../../src/surfaces/gchat/index.js';
+import { createGchatSurface, type GchatSurfaceOptions } from '../../../src/platforms/gchat/surface.js';
 import type { ChatSurface, SurfaceError } from '../../../src/surfaces/surface.js';
 
 export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);

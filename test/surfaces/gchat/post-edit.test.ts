@@ -1,9 +1,10 @@
 // spec: the gchat surface issue items 1 and 4 — post (top level, thread by name, thread by root message),
 // edit (`updateMask: 'text'`), idempotent retry by client id, capabilities, react, bad input.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGchatSurface, GCHAT_CAPABILITIES } from '../../../src/surfaces/gchat/index.js';
+import { createGchatSurface, GCHAT_CAPABILITIES } from '../../../src/platforms/gchat/surface.js';
 import { isSurfaceError } from '../../../src/surfaces/surface.js';
 import { chatClient } from '../../emulators/gchat/gchatHarness.js';
+import { logFrame, policyFrame, prose } from '../frames.js';
 import { rejection, SPACE, SPACE_NAME, type SurfaceHarness, startSurfaceHarness } from './harness.js';
 
 let h: SurfaceHarness;
@@ -16,7 +17,7 @@ afterEach(async () => {
 
 describe('gchat surface: post', () => {
   it('posts top-level text: a new thread, no reply option, and returns the message and thread names', async () => {
-    const posted = await h.surface.post({ space: SPACE, text: 'All done.' });
+    const posted = await h.surface.post({ space: SPACE, frame: prose('All done.') });
     expect(posted.messageId).toMatch(/^spaces\/AAAA\/messages\//);
     expect(posted.threadId).toMatch(/^spaces\/AAAA\/threads\//);
     const [call] = h.calls();
@@ -35,7 +36,7 @@ describe('gchat surface: post', () => {
     const root = await h.personPosts('please fix the build');
     const posted = await h.surface.post({
       space: SPACE,
-      text: '• 12:00:00  tool: Read(a.ts)',
+      frame: logFrame('tool: Read(a.ts)'),
       thread: { rootMessageId: root.messageId, threadId: root.threadId },
     });
     expect(posted.threadId).toBe(root.threadId);
@@ -53,7 +54,7 @@ describe('gchat surface: post', () => {
     const root = await h.personPosts('hello');
     const posted = await h.surface.post({
       space: SPACE,
-      text: 'log',
+      frame: prose('log'),
       thread: { rootMessageId: root.messageId },
     });
     expect(posted.threadId).toBe(root.threadId);
@@ -67,20 +68,20 @@ describe('gchat surface: post', () => {
     const root = await h.personPosts('hello');
     await h.personDeletes(root.messageId);
     const error = await rejection(
-      h.surface.post({ space: SPACE, text: 'log', thread: { rootMessageId: root.messageId } }),
+      h.surface.post({ space: SPACE, frame: prose('log'), thread: { rootMessageId: root.messageId } }),
     );
     expect(error).toMatchObject({ name: 'SurfaceError', kind: 'not-found' });
   });
 
   it('neutralizes mentions in the text: no <users/all> fires', async () => {
-    await h.surface.post({ space: SPACE, text: '• 12:00:00  tool: Bash(echo <users/all>)' });
-    await h.surface.post({ space: SPACE, text: 'Answer for <users/all>' });
+    await h.surface.post({ space: SPACE, frame: prose('• 12:00:00  tool: Bash(echo <users/all>)') });
+    await h.surface.post({ space: SPACE, frame: prose('Answer for <users/all>') });
     expect(h.calls().map((c) => c.mentions)).toEqual([[], []]);
   });
 
   it('the same client id twice is one message; the replay notifies no one (requestId)', async () => {
     const root = await h.personPosts('hello');
-    const req = { space: SPACE, text: 'log', thread: { threadId: root.threadId }, clientId: 'T1:0' };
+    const req = { space: SPACE, frame: prose('log'), thread: { threadId: root.threadId }, clientId: 'T1:0' };
     const first = await h.surface.post(req);
     const again = await h.surface.post(req);
     expect(again).toEqual(first);
@@ -95,8 +96,8 @@ describe('gchat surface: post', () => {
 
   it('a long or unusual client id still gets a valid, stable requestId', async () => {
     const clientId = `turn with spaces/${'x'.repeat(100)}:0`;
-    const first = await h.surface.post({ space: SPACE, text: 'log', clientId });
-    const again = await h.surface.post({ space: SPACE, text: 'log', clientId });
+    const first = await h.surface.post({ space: SPACE, frame: prose('log'), clientId });
+    const again = await h.surface.post({ space: SPACE, frame: prose('log'), clientId });
     expect(again.messageId).toBe(first.messageId);
     const requestIds = h.calls().map((c) => c.details?.requestId);
     expect(requestIds[0]).toMatch(/^turnlog-[0-9a-f]{48}$/);
@@ -104,7 +105,7 @@ describe('gchat surface: post', () => {
   });
 
   it('a create whose client-assigned id already exists returns that message (no duplicate)', async () => {
-    const first = await h.surface.post({ space: SPACE, text: 'log', clientId: 'T1:0' });
+    const first = await h.surface.post({ space: SPACE, frame: prose('log'), clientId: 'T1:0' });
     // An earlier attempt made the message under the same client-assigned id but a request id Google no longer matches.
     const messageId = h.calls()[0]?.details?.messageId as string;
     h.emulator.state.reset();
@@ -113,7 +114,7 @@ describe('gchat surface: post', () => {
       messageId,
       requestBody: { text: 'log' },
     });
-    const again = await h.surface.post({ space: SPACE, text: 'log', clientId: 'T1:0' });
+    const again = await h.surface.post({ space: SPACE, frame: prose('log'), clientId: 'T1:0' });
     expect(again.messageId).not.toBe(first.messageId); // the emulator was reset: a new message name
     expect(h.calls().map((c) => [c.method, c.status])).toEqual([
       ['POST', 200],
@@ -127,8 +128,8 @@ describe('gchat surface: post', () => {
 
 describe('gchat surface: edit', () => {
   it('patches the text with updateMask text; an edit notifies no one', async () => {
-    const posted = await h.surface.post({ space: SPACE, text: 'v1' });
-    await h.surface.edit({ space: SPACE, messageId: posted.messageId, text: 'v2' });
+    const posted = await h.surface.post({ space: SPACE, frame: prose('v1') });
+    await h.surface.edit({ space: SPACE, messageId: posted.messageId, frame: prose('v2') });
     const update = h.calls().find((c) => c.op === 'update');
     expect(update).toMatchObject({
       method: 'PATCH',
@@ -141,16 +142,20 @@ describe('gchat surface: edit', () => {
   });
 
   it('a message a person deleted is not-found', async () => {
-    const posted = await h.surface.post({ space: SPACE, text: 'v1' });
+    const posted = await h.surface.post({ space: SPACE, frame: prose('v1') });
     await h.personDeletes(posted.messageId);
-    const error = await rejection(h.surface.edit({ space: SPACE, messageId: posted.messageId, text: 'v2' }));
+    const error = await rejection(
+      h.surface.edit({ space: SPACE, messageId: posted.messageId, frame: prose('v2') }),
+    );
     expect(isSurfaceError(error)).toBe(true);
     expect(error).toMatchObject({ kind: 'not-found', details: { status: 404, code: 'NOT_FOUND' } });
   });
 
   it("a person's message is forbidden (an app edits only its own)", async () => {
     const mine = await h.personPosts('my words');
-    const error = await rejection(h.surface.edit({ space: SPACE, messageId: mine.messageId, text: 'x' }));
+    const error = await rejection(
+      h.surface.edit({ space: SPACE, messageId: mine.messageId, frame: prose('x') }),
+    );
     expect(error).toMatchObject({ kind: 'forbidden', details: { status: 403 } });
     expect(error.message).toContain('PERMISSION_DENIED');
   });
@@ -164,13 +169,15 @@ describe('gchat surface: shape and input', () => {
       silentPosts: false,
       threadsInDms: false,
       idempotentCreate: true,
+      cards: true,
+      buttons: true,
     });
     expect(GCHAT_CAPABILITIES).toEqual(h.surface.capabilities);
   });
 
   it('refuses a space of another platform or a malformed one, by name, without a call', async () => {
     for (const space of ['slack:C123', 'gchat:AAAA', 'gchat:spaces/A/B']) {
-      const error = await rejection(h.surface.post({ space, text: 'x' }));
+      const error = await rejection(h.surface.post({ space, frame: prose('x') }));
       expect(error).toMatchObject({ kind: 'invalid' });
       expect(error.message).toContain(JSON.stringify(space));
     }
@@ -179,28 +186,27 @@ describe('gchat surface: shape and input', () => {
 
   it('refuses to edit a message of another space, and an anchor with nothing usable', async () => {
     const edit = await rejection(
-      h.surface.edit({ space: SPACE, messageId: 'spaces/BBBB/messages/x.y', text: 'x' }),
+      h.surface.edit({ space: SPACE, messageId: 'spaces/BBBB/messages/x.y', frame: prose('x') }),
     );
     expect(edit.message).toMatch(/not a message of spaces\/AAAA/);
     const post = await rejection(
-      h.surface.post({ space: SPACE, text: 'x', thread: { threadId: '1700000000.0001' } }),
+      h.surface.post({ space: SPACE, frame: prose('x'), thread: { threadId: '1700000000.0001' } }),
     );
     expect(post).toMatchObject({ kind: 'invalid' });
     expect(h.calls()).toEqual([]);
   });
 
   it('refuses an empty client id and a card without a request id as invalid, without a call', async () => {
-    const noId = await rejection(h.surface.post({ space: SPACE, text: 'x', clientId: '' }));
+    const noId = await rejection(h.surface.post({ space: SPACE, frame: prose('x'), clientId: '' }));
     expect(noId).toMatchObject({ kind: 'invalid', message: 'a client id must not be empty' });
-    const card = { requestId: '', title: 't', command: 'ls' };
-    const noRequest = await rejection(h.surface.post({ space: SPACE, text: 'x', card }));
+    const noRequest = await rejection(h.surface.post({ space: SPACE, frame: policyFrame('', 'ls') }));
     expect(noRequest).toMatchObject({ kind: 'invalid' });
-    expect(noRequest.message).toMatch(/empty requestId/);
+    expect(noRequest.message).toMatch(/empty id/);
     expect(h.calls()).toEqual([]);
   });
 
   it('refuses reactions: Google Chat needs user authentication for them', async () => {
-    const posted = await h.surface.post({ space: SPACE, text: 'x' });
+    const posted = await h.surface.post({ space: SPACE, frame: prose('x') });
     const error = await rejection(
       h.surface.react({ space: SPACE, messageId: posted.messageId, emoji: '👀' }),
     );
@@ -210,10 +216,10 @@ describe('gchat surface: shape and input', () => {
 
   it('strict: text over 4096 characters is invalid before any call', async () => {
     const strict = createGchatSurface({ apiUrl: h.emulator.url, strict: true });
-    const error = await rejection(strict.post({ space: SPACE, text: 'x'.repeat(4097) }));
+    const error = await rejection(strict.post({ space: SPACE, frame: prose('x'.repeat(4097)) }));
     expect(error).toMatchObject({ kind: 'invalid' });
     expect(error.message).toMatch(/4097 characters; strict mode allows 4096/);
-    await strict.post({ space: SPACE, text: 'x'.repeat(4096) });
+    await strict.post({ space: SPACE, frame: prose('x'.repeat(4096)) });
     expect(h.calls().map((c) => c.status)).toEqual([200]);
   });
 

@@ -6,7 +6,7 @@
  * present, else the space's exponential backoff), 408/5xx/no answer →
  * transient, 401/403 → forbidden, other 4xx → invalid with Google's message.
  */
-import { SurfaceError } from '../surface.js';
+import { SurfaceError } from '../../surfaces/surface.js';
 
 /** The parts of a GaxiosError the mapping reads (duck-typed: gaxios is googleapis' own dependency). */
 interface ClientError {

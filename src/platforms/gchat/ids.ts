@@ -5,7 +5,7 @@
  * crashes and restarts.
  */
 import { createHash } from 'node:crypto';
-import { SurfaceError } from '../surface.js';
+import { SurfaceError } from '../../surfaces/surface.js';
 
 /** Kept as is when short and plain (readable in Google's logs); hashed otherwise. */
 const PLAIN_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;

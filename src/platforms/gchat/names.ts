@@ -3,11 +3,11 @@
  * `gchat:spaces/AAAA` space, and message and thread names inside it
  * (`spaces/AAAA/messages/…`, `spaces/AAAA/threads/…`).
  */
-import { SurfaceError } from '../surface.js';
+import { SurfaceError } from '../../surfaces/surface.js';
 
 const PREFIX = 'gchat:';
-/** Space ids as Google issues them: letters, digits, `-` and `_`. */
-const SPACE_NAME = /^spaces\/[A-Za-z0-9_-]+$/;
+/** Space ids as Google issues them: letters, digits, `-` and `_` (the descriptor's `spaceIdPattern`). */
+export const SPACE_NAME = /^spaces\/[A-Za-z0-9_-]+$/;
 
 /** `gchat:spaces/AAAA` → `spaces/AAAA`; anything else is an `invalid` error naming what was expected. */
 export function gchatSpaceName(space: string): string {

@@ -6,10 +6,11 @@
  *   `REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD`; a root message without a known
  *   thread is looked up once (`spaces.messages.get`) for its `thread.name`.
  *   A client id becomes `requestId` and a client-assigned `messageId`, so a
- *   retried create returns the message it made. A card goes as `cardsV2`;
- *   when Chat refuses it (400) the plain-text fallback goes in its place,
- *   in the same thread.
- * - edit: `spaces.messages.patch` with `updateMask: 'text'`.
+ *   retried create returns the message it made. The request's frame is
+ *   rendered by render.ts: a log or prose as `text`, a card as `cardsV2`;
+ *   when Chat refuses a card (400) its plain-text fallback goes in its
+ *   place, in the same thread.
+ * - edit: `spaces.messages.patch` with `updateMask: 'text'` (`cardsV2` for a card).
  * - react: refused as `invalid` — Chat reactions need user authentication;
  *   an app's credentials cannot add them.
  * Errors are SurfaceErrors (errors.ts); 429s wait by a per-space
@@ -17,30 +18,24 @@
  * `AbortError`.
  */
 import type { chat_v1 } from 'googleapis/build/src/apis/chat/index.js';
-import {
-  type GchatCardV2,
-  renderGchatText,
-  renderPolicyCard,
-  renderPolicyFallbackText,
-} from '../../render/gchat.js';
-import { neutralizeBroadMentions } from '../../render/mentions.js';
+import type { FrameCard } from '../../surfaces/frame.js';
 import {
   type CallOpts,
   type ChatSurface,
   type EditRequest,
   isSurfaceError,
-  type PolicyCard,
   type PostedMessage,
   type PostRequest,
-  type SurfaceCapabilities,
   SurfaceError,
   type ThreadAnchor,
-} from '../surface.js';
+} from '../../surfaces/surface.js';
+import type { PlatformCapabilities } from '../types.js';
 import { createSpaceBackoff } from './backoff.js';
 import { createGchatClient, type GchatAuth } from './client.js';
 import { googleStatusOf, httpStatusOf, toSurfaceError } from './errors.js';
 import { clientMessageIdFor, requestIdFor } from './ids.js';
 import { gchatSpaceName, isThreadOf, requireMessageOf } from './names.js';
+import { type GchatCardV2, renderCardFallbackText, renderGchatCard, renderGchatMessage } from './render.js';
 
 export { CHAT_BOT_SCOPE, type GchatAuth } from './client.js';
 
@@ -57,12 +52,17 @@ export interface GchatSurfaceOptions {
   strict?: boolean;
 }
 
-/** The reference spec budgets 4096 chars (the API takes 32,000 bytes); threads only in named spaces; `requestId` is idempotent. */
-export const GCHAT_CAPABILITIES: Readonly<SurfaceCapabilities> = {
+/**
+ * The reference spec budgets 4096 chars (the API takes 32,000 bytes); threads only in named spaces;
+ * `requestId` is idempotent; cardsV2 with buttons.
+ */
+export const GCHAT_CAPABILITIES: Readonly<PlatformCapabilities> = {
   maxChars: 4096,
   silentPosts: false,
   threadsInDms: false,
   idempotentCreate: true,
+  cards: true,
+  buttons: true,
 };
 
 const REPLY_OPTION = 'REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD';
@@ -85,7 +85,7 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
   if (!(timeout > 0)) {
     throw new RangeError(`createGchatSurface: requestTimeoutMs must be positive, got ${timeout}`);
   }
-  const capabilities: SurfaceCapabilities = { ...GCHAT_CAPABILITIES };
+  const capabilities: PlatformCapabilities = { ...GCHAT_CAPABILITIES };
   const backoff = createSpaceBackoff();
 
   /** One API call in `space`: abort honoured, errors mapped, the space's backoff reset on success. */
@@ -171,13 +171,11 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
       throwIfAborted(signal);
       const space = gchatSpaceName(req.space);
       const thread = req.thread ? await threadNameOf(space, req.thread, signal) : undefined;
-      if (!req.card) {
-        return create(space, { text: checkedText(req.text) }, thread, req.clientId, signal);
+      const { frame } = req;
+      if (frame.kind !== 'card') {
+        return create(space, checkedBody(renderGchatMessage(frame)), thread, req.clientId, signal);
       }
-      const card = {
-        cardsV2: policyCard(req.card),
-        fallbackText: neutralizeBroadMentions(req.text, 'gchat'),
-      };
+      const card = { cardsV2: gchatCard(frame.card), fallbackText: renderCardText(frame.card) };
       try {
         return await create(space, card, thread, req.clientId, signal);
       } catch (error) {
@@ -186,7 +184,7 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
         const fallbackId = req.clientId === undefined ? undefined : `${req.clientId}:text`;
         return create(
           space,
-          { text: checkedText(renderPolicyFallbackText(req.card)) },
+          { text: checkedText(renderCardFallbackText(frame.card)) },
           thread,
           fallbackId,
           signal,
@@ -199,9 +197,14 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
       throwIfAborted(signal);
       const space = gchatSpaceName(req.space);
       const name = requireMessageOf(space, req.messageId, 'message');
-      const text = checkedText(req.text);
+      // A card is replaced by its new cardsV2 (a decided card loses its buttons); a log or prose by its text.
+      const requestBody: MessageBody =
+        req.frame.kind === 'card'
+          ? { cardsV2: gchatCard(req.frame.card), fallbackText: renderCardText(req.frame.card) }
+          : checkedBody(renderGchatMessage(req.frame));
+      const updateMask = req.frame.kind === 'card' ? 'cardsV2' : 'text';
       await call(space, 'spaces.messages.patch', signal, (o) =>
-        chat.spaces.messages.patch({ name, updateMask: 'text', requestBody: { text } }, o),
+        chat.spaces.messages.patch({ name, updateMask, requestBody }, o),
       );
     },
 
@@ -214,28 +217,39 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
       );
     },
 
+    /** True when ready; otherwise rejects naming the cause (for `/healthz`). */
     async ready(): Promise<boolean> {
-      try {
-        if (opts.apiUrl !== undefined) {
-          // The emulator: its inspection API answers a cheap GET that counts against no limit and records nothing.
-          const res = await fetch(new URL('/_emulator/limits', opts.apiUrl), {
+      if (opts.apiUrl !== undefined) {
+        // The emulator: its inspection API answers a cheap GET that counts against no limit and records nothing.
+        let res: Response;
+        try {
+          res = await fetch(new URL('/_emulator/limits', opts.apiUrl), {
             signal: AbortSignal.timeout(timeout),
           });
-          return res.ok;
+        } catch (error) {
+          throw new Error(`the Google Chat emulator at ${opts.apiUrl} did not answer: ${messageOf(error)}`);
         }
-        // Google: the credentials load (key file or application default credentials).
-        const auth = client.auth;
-        if (auth !== undefined && typeof auth !== 'string' && 'getClient' in auth) await auth.getClient();
+        if (!res.ok)
+          throw new Error(`the Google Chat emulator at ${opts.apiUrl} answered HTTP ${res.status}`);
         return true;
-      } catch {
-        return false;
       }
+      // Google: the credentials load (key file or application default credentials).
+      const auth = client.auth;
+      try {
+        if (auth !== undefined && typeof auth !== 'string' && 'getClient' in auth) await auth.getClient();
+      } catch (error) {
+        throw new Error(`Google credentials did not load: ${messageOf(error)}`);
+      }
+      return true;
     },
   };
 
-  /** The text to send: rendered for Chat, and within `maxChars` when strict. */
-  function checkedText(text: string): string {
-    const rendered = renderGchatText(text);
+  function checkedBody(message: { text: string } | object): MessageBody {
+    return 'text' in message ? { text: checkedText(message.text as string) } : (message as MessageBody);
+  }
+
+  /** Rendered text, within `maxChars` when strict. */
+  function checkedText(rendered: string): string {
     if (opts.strict) {
       const chars = [...rendered].length;
       if (chars > capabilities.maxChars) {
@@ -250,13 +264,25 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
 }
 
 /** The card's cardsV2, or `invalid` naming what the card lacks. */
-function policyCard(card: PolicyCard): GchatCardV2[] {
+function gchatCard(card: FrameCard): GchatCardV2[] {
   try {
-    return renderPolicyCard(card);
+    return renderGchatCard(card);
   } catch (error) {
     throw new SurfaceError('invalid', (error as Error).message, { cause: error });
   }
 }
+
+/** The card's `fallbackText` (shown where the card is not, e.g. in notifications). */
+function renderCardText(card: FrameCard): string {
+  const message = renderGchatMessage({ kind: 'card', card });
+  return 'fallbackText' in message ? message.fallbackText : message.text;
+}
+
+const messageOf = (error: unknown): string => {
+  const cause = (error as { cause?: unknown }).cause;
+  const own = error instanceof Error ? error.message : String(error);
+  return cause instanceof Error && !own.includes(cause.message) ? `${own} (${cause.message})` : own;
+};
 
 function isAlreadyExists(error: unknown): boolean {
   if (!isSurfaceError(error)) return false;

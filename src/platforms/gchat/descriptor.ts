@@ -1,0 +1,77 @@
+/**
+ * Google Chat as turnlog knows it: the descriptor the registry holds.
+ * Limits and behaviours: https://developers.google.com/workspace/chat/api/reference/rest/v1/spaces.messages/create
+ * and https://developers.google.com/workspace/chat/limits (docs/platforms.md keeps the facts the code relies on).
+ */
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from '../../config-error.js';
+import { apiUrlSchema, secretSchema } from '../config-schemas.js';
+import type { PlatformDescriptor, SurfaceContext } from '../types.js';
+import { SPACE_NAME } from './names.js';
+import { GCHAT_MENTION_FORMS } from './render.js';
+import { createGchatSurface, GCHAT_CAPABILITIES } from './surface.js';
+
+export const gchatConfigSchema = z
+  .object({
+    apiUrl: apiUrlSchema.optional(),
+    credentials: secretSchema
+      .optional()
+      .describe(
+        'Path of a service-account key file (or "env:NAME" holding it); absent: application default credentials. Not used with an emulator (apiUrl).',
+      ),
+  })
+  .strict();
+
+export type GchatConfig = z.output<typeof gchatConfigSchema>;
+
+/**
+ * Google's credentials, checked before serving: without them every turn
+ * would fail later at its first post. An `apiUrl` (an emulator) needs none.
+ */
+function requireCredentials(config: GchatConfig, context: SurfaceContext): void {
+  if (config.apiUrl !== undefined) return;
+  const env = context.env ?? process.env;
+  if (config.credentials !== undefined) {
+    if (!existsSync(config.credentials)) {
+      throw new ConfigError(
+        `platforms.gchat.credentials: no service-account key file at ${JSON.stringify(config.credentials)}`,
+      );
+    }
+    return;
+  }
+  const adc = env.GOOGLE_APPLICATION_CREDENTIALS;
+  if (adc === undefined || adc === '') {
+    throw new ConfigError(
+      'platforms.gchat: no Google credentials: give platforms.gchat.credentials (a service-account key file), set GOOGLE_APPLICATION_CREDENTIALS, or point platforms.gchat.apiUrl at an emulator (`turnlog emulate --platform gchat`)',
+    );
+  }
+  if (!existsSync(adc)) {
+    throw new ConfigError(
+      `platforms.gchat: GOOGLE_APPLICATION_CREDENTIALS names ${JSON.stringify(adc)}, which does not exist`,
+    );
+  }
+}
+
+export const gchatPlatform: PlatformDescriptor<GchatConfig> = {
+  id: 'gchat',
+  displayName: 'Google Chat',
+  spaceIdPattern: SPACE_NAME,
+  spaceExample: 'gchat:spaces/AAAA',
+  capabilities: GCHAT_CAPABILITIES,
+  // 3000 writes/min per project; the 1 s channel spacing keeps a space at ≤ 60/min.
+  budget: { ratePerMinute: 3000, channelSpacingMs: 1000 },
+  // Google Chat counts writes per space.
+  rateChannel: (space) => space,
+  mentionForms: GCHAT_MENTION_FORMS,
+  secretKeys: ['credentials'],
+  configSchema: gchatConfigSchema,
+  createSurface(config, context) {
+    requireCredentials(config, context);
+    return createGchatSurface({
+      ...(config.apiUrl === undefined ? {} : { apiUrl: config.apiUrl }),
+      ...(config.credentials === undefined ? {} : { credentials: config.credentials }),
+      ...(context.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: context.requestTimeoutMs }),
+    });
+  },
+};
