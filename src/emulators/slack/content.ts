@@ -5,7 +5,7 @@
  */
 import type { PlatformReply } from '../core/index.js';
 import { booleanArg, stringArg } from './args.js';
-import { type Block, blocksToText, parseBlocksArg } from './blocks.js';
+import { type Block, blocksToText, buttonsInBlocks, parseBlocksArg, type VisibleButton } from './blocks.js';
 import { slackError } from './errors.js';
 import { slackBroadMentions } from './mentions.js';
 
@@ -18,6 +18,8 @@ export interface MessageContent {
   blocks: Block[] | undefined;
   /** What a person sees: the blocks' text when there are blocks, else `text`. */
   visibleText: string;
+  /** The buttons a person can press: `[{action, label}]` (empty without any). */
+  buttons: VisibleButton[];
   mentions: string[];
 }
 
@@ -56,6 +58,7 @@ export function readContent(
       text,
       blocks,
       visibleText: blocks ? blocksToText(blocks) : (text ?? ''),
+      buttons: blocks ? buttonsInBlocks(blocks) : [],
       mentions: slackBroadMentions({ text, blocks, linkNames }),
     },
   };

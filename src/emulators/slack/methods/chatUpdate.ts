@@ -37,6 +37,7 @@ export const chatUpdate: SlackMethod = (call) => {
       const added = content.mentions.filter((mention) => !before.has(mention));
       const edited = call.ctx.store.edit(ts, content.visibleText, {
         blocks: content.blocks,
+        buttons: content.buttons,
         mentions: content.mentions,
       });
       return {
@@ -53,7 +54,11 @@ export const chatUpdate: SlackMethod = (call) => {
           text: content.visibleText,
           notifies: false,
           mentions: added,
-          details: { edits: edited.edits, ...(content.blocks ? { blocks: content.blocks.length } : {}) },
+          details: {
+            edits: edited.edits,
+            ...(content.blocks ? { blocks: content.blocks.length } : {}),
+            ...(content.buttons.length > 0 ? { buttons: content.buttons } : {}),
+          },
         },
       };
     },

@@ -54,6 +54,7 @@ export const postMessage: SlackMethod = (call) => {
         author: { kind: 'app', id: app.userId },
         data: {
           ...(content.blocks ? { blocks: content.blocks } : {}),
+          buttons: content.buttons,
           mentions: content.mentions,
         },
       });
@@ -80,6 +81,7 @@ export const postMessage: SlackMethod = (call) => {
           details: {
             ...(threadTs === undefined ? {} : { thread_ts: threadTs, threadParticipants: participants }),
             ...(content.blocks ? { blocks: content.blocks.length } : {}),
+            ...(content.buttons.length > 0 ? { buttons: content.buttons } : {}),
             ...(broadcast ? { reply_broadcast: true } : {}),
             ...(kind === 'im' ? { dm: true } : {}),
             ...(orphanedThread ? { orphanedThread: true } : {}),
