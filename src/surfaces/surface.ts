@@ -4,6 +4,7 @@
  * surface goes through these calls, with errors normalised to one taxonomy.
  */
 import type { Platform } from '../events/schema.js';
+import type { SurfaceFrame } from './frame.js';
 
 export type SurfaceErrorKind = 'not-found' | 'rate-limited' | 'transient' | 'forbidden' | 'invalid';
 
@@ -71,6 +72,8 @@ export interface PostRequest {
   clientId?: string;
   /** An approval card (rendered by the surface; text is the plain fallback). */
   card?: PolicyCard;
+  /** The structured frame; a surface that renders frames prefers it over `text`. */
+  frame?: SurfaceFrame;
 }
 
 export interface PostedMessage {
@@ -85,6 +88,8 @@ export interface EditRequest {
   text: string;
   /** Thread the message is in (Discord edits address the thread channel). */
   threadId?: string;
+  /** The structured frame; a surface that renders frames prefers it over `text`. */
+  frame?: SurfaceFrame;
 }
 
 export interface CallOpts {
@@ -102,4 +107,6 @@ export interface ChatSurface {
   ): Promise<void>;
   /** Is the surface configured and reachable (for `/healthz`)? */
   ready?(): Promise<boolean>;
+  /** The platform's own "working on it" indicator for a thread (Slack assistant status); `status: ''` clears it. */
+  setStatus?(req: { space: string; threadId: string; status: string }, opts?: CallOpts): Promise<void>;
 }

@@ -1,0 +1,74 @@
+/**
+ * Slack as a platform descriptor: everything turnlog knows about Slack, read
+ * by the platform registry. Numbers from Slack's docs:
+ * - limits: https://docs.slack.dev/block-kit, https://docs.slack.dev/reference/methods/chat.postMessage
+ * - rates: https://docs.slack.dev/apis/web-api/rate-limits (`chat.update` Tier 3, about 50 a minute
+ *   per app per workspace; posting about 1 a second per channel)
+ * - mentions: https://docs.slack.dev/messaging/formatting-message-text#mentioning-users
+ */
+import { z } from 'zod';
+import { secretSchema } from '../../config.js';
+import type { PlatformCapabilities, PlatformDescriptor, SurfaceContext } from '../types.js';
+import { SLACK_LIMITS } from './limits.js';
+import { createSlackSurface, SLACK_CHANNEL_PATTERN, SLACK_SURFACE_CAPABILITIES } from './surface.js';
+
+export const SLACK_CAPABILITIES: Readonly<PlatformCapabilities> = {
+  ...SLACK_SURFACE_CAPABILITIES,
+  maxChars: SLACK_LIMITS.maxMessageChars,
+  maxTextElementChars: SLACK_LIMITS.maxTextElementChars,
+  cards: true,
+  buttons: true,
+};
+
+function buildConfigSchema() {
+  return z
+    .object({
+      apiUrl: z
+        .url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. the url printed by `turnlog emulate`' })
+        .optional()
+        .describe("Slack's API origin; give an emulator's url (as printed by `turnlog emulate`) to use it."),
+      token: secretSchema.describe('Bot token (xoxb-…), or "env:NAME".'),
+      signingSecret: secretSchema
+        .optional()
+        .describe('Verifies the Events API and interactivity requests (X-Slack-Signature), or "env:NAME".'),
+      appToken: secretSchema.optional().describe('App-level token (xapp-…) for Socket Mode, or "env:NAME".'),
+      logStyle: z
+        .enum(['card', 'plan'])
+        .optional()
+        .describe('The live log as a rich_text card (default) or as a native plan block of task cards.'),
+    })
+    .strict();
+}
+
+export type SlackConfig = z.output<ReturnType<typeof buildConfigSchema>>;
+
+// Built on first read: config.ts (secretSchema) may import the registry that imports this module,
+// and a schema built at load time would read secretSchema before config.ts has defined it.
+let configSchema: ReturnType<typeof buildConfigSchema> | undefined;
+
+export const slackPlatform: PlatformDescriptor<SlackConfig> = {
+  id: 'slack',
+  displayName: 'Slack',
+  spaceIdPattern: SLACK_CHANNEL_PATTERN,
+  spaceExample: 'slack:C0123ABCD',
+  capabilities: SLACK_CAPABILITIES,
+  // chat.update: 50 a minute per app, a fifth (10) kept for terminal frames; 1 s between writes to a channel.
+  budget: { ratePerMinute: 50, reserveFraction: 0.2, channelSpacingMs: 1000 },
+  // Slack rate-limits a channel as one, threads included.
+  rateChannel: (space) => space,
+  // `<!channel>` `<!here>` `<!everyone>` `<!subteam^…>` and `<@U…>` / `<@W…>` (a person, an enterprise user).
+  mentionForms: ['<(?=!)', '<(?=!subteam\\^)', '<(?=@[UWB])'],
+  get configSchema() {
+    configSchema ??= buildConfigSchema();
+    return configSchema;
+  },
+  createSurface(config: SlackConfig, context: SurfaceContext) {
+    return createSlackSurface({
+      token: config.token,
+      now: context.now,
+      ...(config.apiUrl === undefined ? {} : { apiUrl: config.apiUrl }),
+      ...(config.logStyle === undefined ? {} : { logStyle: config.logStyle }),
+      ...(context.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: context.requestTimeoutMs }),
+    });
+  },
+};
