@@ -3,6 +3,7 @@ import { createEmulatorServer, type EmulatorServer } from '../core/index.js';
 import type { LimitRule } from '../types.js';
 import { createSlackHandler } from './handler.js';
 import { SLACK_DEFAULT_LIMITS } from './limits.js';
+import type { AssistantStatusSupport } from './slackCall.js';
 
 export interface SlackEmulatorOptions {
   /** Default 0: any free port. */
@@ -19,6 +20,8 @@ export interface SlackEmulatorOptions {
    * no message (`thread_not_found`). Default false: as Slack.
    */
   strict?: boolean;
+  /** A workspace without assistant statuses: every `assistant.threads.setStatus` answers this error. */
+  assistantStatus?: AssistantStatusSupport;
 }
 
 /**
@@ -28,7 +31,10 @@ export interface SlackEmulatorOptions {
 export function startSlackEmulator(opts: SlackEmulatorOptions = {}): Promise<EmulatorServer> {
   return createEmulatorServer({
     platform: 'slack',
-    handler: createSlackHandler({ strict: opts.strict ?? false }),
+    handler: createSlackHandler({
+      strict: opts.strict ?? false,
+      ...(opts.assistantStatus === undefined ? {} : { assistantStatus: opts.assistantStatus }),
+    }),
     defaults: opts.limits ?? SLACK_DEFAULT_LIMITS,
     ...(opts.port === undefined ? {} : { port: opts.port }),
     ...(opts.host === undefined ? {} : { host: opts.host }),

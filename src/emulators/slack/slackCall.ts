@@ -19,7 +19,19 @@ export interface SlackEmulatorState {
   readonly threadPeople: Map<string, Set<string>>;
   /** Message `ts` → the reactions on it, as `userId:name`. */
   readonly reactions: Map<string, Set<string>>;
+  /** `enabled`, or the error every `assistant.threads.setStatus` answers (a workspace without the feature). */
+  readonly assistantStatus: AssistantStatusSupport;
+  /** `channel\0root ts` → the assistant status shown under that thread and when it was set. */
+  readonly statuses: Map<string, { status: string; setAt: number }>;
 }
+
+/** How a workspace answers `assistant.threads.setStatus`. */
+export type AssistantStatusSupport =
+  | 'enabled'
+  | 'missing_scope'
+  | 'not_allowed'
+  | 'method_deprecated'
+  | 'feature_not_enabled';
 
 export interface SlackCall {
   args: SlackArgs;

@@ -15,6 +15,7 @@ import { slackError } from '../errors.js';
 import { TS_PATTERN } from '../ids.js';
 import { messagePayload, readChannel, type SlackMethod } from '../slackCall.js';
 import { notifiesOnPost, resolveThreadRoot, threadParticipants } from '../threads.js';
+import { clearStatus } from './assistant-threads-set-status.js';
 
 export const postMessage: SlackMethod = (call) => {
   const { fields } = call.args;
@@ -58,6 +59,8 @@ export const postMessage: SlackMethod = (call) => {
           mentions: content.mentions,
         },
       });
+      // The app's reply ends the "is working" status under that thread, as on Slack.
+      if (threadRoot !== null) clearStatus(call.slack, channel, threadRoot);
       const broadcast = threadRoot !== null && booleanArg(fields, 'reply_broadcast');
       const participants = threadRoot === null ? [] : threadParticipants(call.slack, threadRoot);
       const rootAuthor = threadRoot === null ? undefined : call.ctx.store.get(threadRoot)?.author.id;
