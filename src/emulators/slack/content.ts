@@ -32,6 +32,7 @@ function charCount(text: string): number {
 
 export function readContent(
   fields: Record<string, unknown>,
+  unsupportedBlocks: ReadonlySet<string> = new Set(),
 ): { ok: true; content: MessageContent } | { ok: false; reply: PlatformReply } {
   const blocksArg = parseBlocksArg(fields.blocks);
   if (blocksArg.kind === 'unreadable') return { ok: false, reply: slackError('invalid_blocks_format') };
@@ -45,6 +46,17 @@ export function readContent(
     };
   }
   const blocks = blocksArg.kind === 'blocks' ? blocksArg.blocks : undefined;
+  const unsupported = blocks?.findIndex((each) => unsupportedBlocks.has(each.type)) ?? -1;
+  if (unsupported >= 0) {
+    const error = `unsupported block type ${blocks![unsupported]!.type} [json-pointer:/blocks/${unsupported}/type]`;
+    return {
+      ok: false,
+      reply: slackError('invalid_blocks', {
+        errors: [error],
+        response_metadata: { messages: [`[ERROR] ${error}`] },
+      }),
+    };
+  }
   const rawText = stringArg(fields, 'text');
   const text = rawText === '' ? undefined : rawText;
   if (text === undefined && blocks === undefined) return { ok: false, reply: slackError('no_text') };

@@ -36,6 +36,12 @@ export interface SlackHandlerOptions {
   strict?: boolean;
   /** A workspace without assistant statuses answers this error to every setStatus. Default `enabled`. */
   assistantStatus?: AssistantStatusSupport;
+  /** Channels archived: posts and edits there answer `is_archived`. */
+  archived?: readonly string[];
+  /** Channels the app was never added to: posts and edits there answer `not_in_channel`. */
+  notMember?: readonly string[];
+  /** Block types the workspace refuses with `invalid_blocks` (e.g. `plan` where it is not rolled out). */
+  unsupportedBlocks?: readonly string[];
 }
 
 export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHandler {
@@ -45,6 +51,9 @@ export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHand
     threadPeople: new Map(),
     reactions: new Map(),
     assistantStatus: opts.assistantStatus ?? 'enabled',
+    archived: new Set(opts.archived ?? []),
+    notMember: new Set(opts.notMember ?? []),
+    unsupportedBlocks: new Set(opts.unsupportedBlocks ?? []),
     statuses: new Map(),
   };
 

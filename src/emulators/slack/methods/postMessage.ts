@@ -13,7 +13,7 @@ import { booleanArg, stringArg } from '../args.js';
 import { readContent } from '../content.js';
 import { slackError } from '../errors.js';
 import { TS_PATTERN } from '../ids.js';
-import { messagePayload, readChannel, type SlackMethod } from '../slackCall.js';
+import { channelRefusal, messagePayload, readChannel, type SlackMethod } from '../slackCall.js';
 import { notifiesOnPost, resolveThreadRoot, threadParticipants } from '../threads.js';
 import { clearStatus } from './assistant-threads-set-status.js';
 
@@ -29,7 +29,9 @@ export const postMessage: SlackMethod = (call) => {
       const target = readChannel(fields);
       if (!target.ok) return target.reply;
       const { channel, kind } = target;
-      const read = readContent(fields);
+      const refused = channelRefusal(call.slack, channel);
+      if (refused) return refused;
+      const read = readContent(fields, call.slack.unsupportedBlocks);
       if (!read.ok) return read.reply;
       const { content } = read;
 
