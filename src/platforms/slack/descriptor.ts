@@ -46,7 +46,9 @@ export type SlackConfig = z.output<ReturnType<typeof buildConfigSchema>>;
 // and a schema built at load time would read secretSchema before config.ts has defined it.
 let configSchema: ReturnType<typeof buildConfigSchema> | undefined;
 
-export const slackPlatform: PlatformDescriptor<SlackConfig> = {
+// Declared before it is typed so `secretKeys` (the keys the config loader resolves as `env:NAME`) can ride
+// along for a registry that reads it, without being an excess property for one that does not yet.
+const descriptor = {
   id: 'slack',
   displayName: 'Slack',
   spaceIdPattern: SLACK_CHANNEL_PATTERN,
@@ -58,6 +60,7 @@ export const slackPlatform: PlatformDescriptor<SlackConfig> = {
   rateChannel: (space) => space,
   // `<!channel>` `<!here>` `<!everyone>` `<!subteam^…>` and `<@U…>` / `<@W…>` (a person, an enterprise user).
   mentionForms: ['<(?=!)', '<(?=!subteam\\^)', '<(?=@[UWB])'],
+  secretKeys: ['token', 'signingSecret', 'appToken'],
   get configSchema() {
     configSchema ??= buildConfigSchema();
     return configSchema;
@@ -71,4 +74,6 @@ export const slackPlatform: PlatformDescriptor<SlackConfig> = {
       ...(context.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: context.requestTimeoutMs }),
     });
   },
-};
+} satisfies PlatformDescriptor<SlackConfig> & { readonly secretKeys: readonly string[] };
+
+export const slackPlatform: PlatformDescriptor<SlackConfig> = descriptor;
