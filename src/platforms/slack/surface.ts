@@ -8,8 +8,9 @@
  * - setStatus: `assistant.threads.setStatus` (assistant-status.ts).
  * A request's `frame` is rendered as Block Kit (render.ts); without one the
  * `text` goes as escaped mrkdwn. When Slack refuses the blocks
- * (`invalid_blocks`, `msg_too_long`) the same frame is sent once more as
- * text only.
+ * (`invalid_blocks`, `msg_too_long`) the same frame is sent once more:
+ * as the rich_text card when the plan style was refused (and from then on),
+ * else as text only.
  *
  * The client never retries and never queues behind a 429
  * (`rejectRateLimitedCalls`, `retryConfig: {retries: 0}`): every rate limit
@@ -178,10 +179,9 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     logger: opts.logger ?? silentLogger,
     fetch: fetchWithSignal,
   });
-  const renderOpts = (step: number): SlackRenderOptions => ({
-    spinnerStep: step,
-    ...(opts.logStyle ? { logStyle: opts.logStyle } : {}),
-  });
+  // A workspace that refuses `plan` blocks (not rolled out there) gets the rich_text card from then on.
+  let logStyle: SlackLogStyle = opts.logStyle ?? 'card';
+  const renderOpts = (step: number): SlackRenderOptions => ({ spinnerStep: step, logStyle });
   const spinners = new Map<string, number>();
 
   /** One API call: abort honoured (also while queued), errors mapped to the port's taxonomy. */
@@ -202,32 +202,31 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     }
   }
 
-  /** Sends `message`; when Slack refuses its blocks, sends `fallback()` (text only) once instead. */
-  async function withTextFallback<T>(
-    message: SlackMessage,
-    fallback: (() => SlackMessage) | undefined,
+  /**
+   * Sends the frame. When Slack refuses its blocks (`invalid_blocks`,
+   * `msg_too_long`): a plan-style log is sent once as the rich_text card and
+   * the surface keeps that style; anything else is sent once as text only.
+   * Each retry is one more write; a refusal never repeats on the next frame.
+   */
+  async function sendFrame<T>(
+    req: { text: string; frame?: SurfaceFrame; card?: PolicyCard },
+    step: number,
     send: (message: SlackMessage) => Promise<T>,
   ): Promise<T> {
+    const frame = req.frame ?? (req.card ? policyCardFrame(req.card) : undefined);
+    if (frame === undefined) return send(renderPlainText(req.text));
+    const message = renderFrame(frame, renderOpts(step));
     try {
       return await send(message);
     } catch (error) {
       const code = isSurfaceError(error) ? error.details.code : undefined;
-      if (message.blocks === undefined || fallback === undefined) throw error;
-      if (typeof code !== 'string' || !REFUSED_CONTENT_CODES.has(code)) throw error;
-      return send(fallback());
+      if (message.blocks === undefined || typeof code !== 'string' || !REFUSED_CONTENT_CODES.has(code))
+        throw error;
+      const planRefused = frame.kind === 'log' && logStyle === 'plan' && code !== 'msg_too_long';
+      if (!planRefused) return send(renderTextOnly(frame, renderOpts(step)));
+      logStyle = 'card';
+      return sendFrame(req, step, send);
     }
-  }
-
-  function contentOf(
-    req: { text: string; frame?: SurfaceFrame; card?: PolicyCard },
-    step: number,
-  ): { message: SlackMessage; fallback: (() => SlackMessage) | undefined } {
-    const frame = req.frame ?? (req.card ? policyCardFrame(req.card) : undefined);
-    if (frame === undefined) return { message: renderPlainText(req.text), fallback: undefined };
-    return {
-      message: renderFrame(frame, renderOpts(step)),
-      fallback: () => renderTextOnly(frame, renderOpts(step)),
-    };
   }
 
   function nextSpinner(messageId: string, frame: SurfaceFrame | undefined): number {
@@ -261,8 +260,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
       if (signal?.aborted) throw abortError();
       const channel = slackChannelOf(req.space);
       const threadTs = req.thread?.threadId ?? req.thread?.rootMessageId;
-      const { message, fallback } = contentOf(req, 0);
-      const posted = await withTextFallback(message, fallback, (content) =>
+      const posted = await sendFrame(req, 0, (content) =>
         call(`chat.postMessage in ${channel}`, signal, () =>
           client.chat.postMessage({
             channel,
@@ -288,8 +286,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
       const signal = callOpts?.signal;
       if (signal?.aborted) throw abortError();
       const channel = slackChannelOf(req.space);
-      const { message, fallback } = contentOf(req, nextSpinner(req.messageId, req.frame));
-      await withTextFallback(message, fallback, (content) =>
+      await sendFrame(req, nextSpinner(req.messageId, req.frame), (content) =>
         call(`chat.update of ${req.messageId} in ${channel}`, signal, () =>
           client.chat.update({
             channel,

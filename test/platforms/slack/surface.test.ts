@@ -160,11 +160,26 @@ describe('Slack surface: posting and editing', () => {
     );
   });
 
-  it('sends the frame once more as text only when Slack refuses its blocks (invalid_blocks)', async () => {
+  it('a workspace refusing plan blocks gets the rich_text card instead, from then on', async () => {
     const { surface, emulator } = await harness({
       emulator: { unsupportedBlocks: ['plan'] },
       surface: { logStyle: 'plan' },
     });
+    const frame = liveFrame([line('Read a.ts', { status: 'ok' }), line('npm test', { status: 'pending' })]);
+    const posted = await surface.post({ space: SPACE, text: 'x', frame });
+    await surface.edit({ space: SPACE, messageId: posted.messageId, text: 'x', frame });
+    expect(h!.calls().map((call) => [call.path, call.details?.error ?? call.details?.blocks])).toEqual([
+      ['/api/chat.postMessage', 'invalid_blocks'],
+      ['/api/chat.postMessage', 2],
+      ['/api/chat.update', 2],
+    ]);
+    expect(emulator.state.messages(CHANNEL)[0]?.text).toBe(
+      '⠙ *Fix the build* · 5s\n12:00:01  ✓ Read a.ts\n12:00:01  → npm test\nnpm test',
+    );
+  });
+
+  it('sends the frame once more as text only when Slack refuses its blocks (invalid_blocks)', async () => {
+    const { surface, emulator } = await harness({ emulator: { unsupportedBlocks: ['rich_text'] } });
     const posted = await surface.post({
       space: SPACE,
       text: 'x',
