@@ -328,9 +328,22 @@ export function blocksToText(blocks: Block[]): string {
   return blocks.flatMap(blockLines).join('\n');
 }
 
-/** mrkdwn text objects parse `<!channel>`; plain_text never does. */
+// `<@U0123ABCD>` / `<@W…>` (an enterprise user), optionally `|label`: pings that person.
+const PERSON_MENTION = /<@([UW][A-Z0-9]+)(?:\|[^<>]*)?>/g;
+
+/**
+ * The mentions Slack parses in mrkdwn: the broad ones (`<!channel>` …) and a
+ * person's (`<@U…>`), normalised (`<@U1|bob>` → `<@U1>`). Escaped text
+ * (`&lt;@U1&gt;`) parses as nothing.
+ */
+export function mrkdwnMentionsIn(text: string): string[] {
+  const people = [...text.matchAll(PERSON_MENTION)].map((match) => `<@${match[1]}>`);
+  return [...broadMentionsFor('slack', text), ...people];
+}
+
+/** mrkdwn text objects parse mentions; plain_text never does. */
 function mrkdwnMentions(text: { type: string; text: string } | undefined): string[] {
-  return text?.type === 'mrkdwn' ? broadMentionsFor('slack', text.text) : [];
+  return text?.type === 'mrkdwn' ? mrkdwnMentionsIn(text.text) : [];
 }
 
 /** Text elements are literal: only broadcast and usergroup elements ping. */
@@ -345,7 +358,9 @@ function richTextMentions(each: z.infer<typeof richTextBlock>): string[] {
           ? `<!${element.range}>`
           : element.type === 'usergroup'
             ? `<!subteam^${element.usergroup_id}>`
-            : null,
+            : element.type === 'user'
+              ? `<@${element.user_id}>`
+              : null,
       )
       .filter((mention): mention is string => mention !== null),
   );
@@ -368,13 +383,13 @@ function blockMentions(each: Block): string[] {
       return each.elements.flatMap((element) => (element.type === 'image' ? [] : mrkdwnMentions(element)));
     case 'markdown':
       // Unpublished whether a markdown block parses `<!channel>`: assume it does, so a test errs on the safe side.
-      return broadMentionsFor('slack', each.text);
+      return mrkdwnMentionsIn(each.text);
     default:
       return [];
   }
 }
 
-/** The broad mentions (`<!channel>`, `<!here>`, `<!everyone>`, `<!subteam^…>`) the blocks would fire. */
+/** The mentions the blocks would fire: broad (`<!channel>`, `<!here>`, `<!everyone>`, `<!subteam^…>`) and a person's (`<@U…>`). */
 export function broadMentionsInBlocks(blocks: Block[]): string[] {
   return [...new Set(blocks.flatMap(blockMentions))];
 }
