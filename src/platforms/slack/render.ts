@@ -125,7 +125,9 @@ function textElement(text: string, style?: RichTextText['style']): RichTextText 
   return { type: 'text', text: clip(text, SLACK_LIMITS.maxTextElementChars), ...(style ? { style } : {}) };
 }
 
-function logBody(lines: FrameLine[], activity: FrameLine | undefined): RichTextBlock | undefined {
+function logBody(all: FrameLine[], activity: FrameLine | undefined): RichTextBlock | undefined {
+  // Slack refuses an empty text element: a line with nothing to show is left out.
+  const lines = all.filter((line) => lineText(line) !== '');
   const elements: RichTextBlock['elements'] = [];
   if (lines.length > 0) {
     elements.push({
@@ -138,7 +140,7 @@ function logBody(lines: FrameLine[], activity: FrameLine | undefined): RichTextB
       ),
     });
   }
-  if (activity) {
+  if (activity && activity.text !== '') {
     elements.push({ type: 'rich_text_preformatted', elements: [textElement(clipActivity(activity.text))] });
   }
   return elements.length === 0 ? undefined : { type: 'rich_text', elements };
@@ -228,9 +230,13 @@ function renderCard(card: FrameCard): SlackMessage {
       type: 'rich_text',
       elements: [
         { type: 'rich_text_section', elements: [textElement(`${icon} ${card.title}`, { bold: true })] },
-        card.kind === 'policy'
-          ? { type: 'rich_text_preformatted', elements: [textElement(card.body)] }
-          : { type: 'rich_text_section', elements: [textElement(card.body)] },
+        ...(card.body === ''
+          ? []
+          : [
+              card.kind === 'policy'
+                ? { type: 'rich_text_preformatted' as const, elements: [textElement(card.body)] }
+                : { type: 'rich_text_section' as const, elements: [textElement(card.body)] },
+            ]),
       ],
     },
   ];

@@ -196,6 +196,29 @@ describe('renderFrame — user text never pings', () => {
   });
 });
 
+describe('renderFrame — empty text', () => {
+  it('leaves out lines, activity and card bodies with nothing to show (Slack refuses an empty text element)', () => {
+    const log = renderFrame(
+      live([
+        line('', { kind: 'marker', time: '' }),
+        line('Read a.ts', { status: 'ok' }),
+        line('', { status: 'pending' }),
+      ]),
+    );
+    const body = log.blocks?.[1] as { elements: { type: string; elements: { text: string }[] }[] };
+    expect(body.elements.map((element) => element.type)).toEqual(['rich_text_section']);
+    expect(body.elements[0]!.elements.map((element) => element.text)).toEqual([
+      '12:00:01  ✓ Read a.ts\n',
+      '12:00:01  → ',
+    ]);
+    const card = renderFrame({
+      kind: 'card',
+      card: { kind: 'question', id: 'q', title: 'Go?', body: '', actions: [] },
+    });
+    expect(JSON.stringify(card.blocks)).not.toContain('"text":""');
+  });
+});
+
 describe('renderFrame — cards', () => {
   it('renders a policy card with the command preformatted and buttons carrying action ids', () => {
     const message = renderFrame({
