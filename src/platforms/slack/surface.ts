@@ -6,8 +6,9 @@
  * - edit: `chat.update` (https://docs.slack.dev/reference/methods/chat.update).
  * - react: `reactions.add` (https://docs.slack.dev/reference/methods/reactions.add).
  * - setStatus: `assistant.threads.setStatus` (assistant-status.ts).
- * A request's `frame` is rendered as Block Kit (render.ts); without one the
- * `text` goes as escaped mrkdwn. When Slack refuses the blocks
+ * A request's `frame` is rendered as Block Kit (render.ts); a request in the
+ * port's pre-frame shape (`text`, a policy `card`) is still served: the card
+ * as a card frame, the text as escaped mrkdwn. When Slack refuses the blocks
  * (`invalid_blocks`, `msg_too_long`) the same frame is sent once more:
  * as the rich_text card when the plan style was refused (and from then on),
  * else as text only.
@@ -33,7 +34,6 @@ import {
   type ChatSurface,
   type EditRequest,
   isSurfaceError,
-  type PolicyCard,
   type PostedMessage,
   type PostRequest,
   type SurfaceCapabilities,
@@ -135,8 +135,25 @@ function abortError(): DOMException {
   return new DOMException('The Slack call was aborted', 'AbortError');
 }
 
+/** A policy request as the port carried it before frames (`PostRequest.card`). */
+export interface LegacyPolicyCard {
+  requestId: string;
+  title: string;
+  command: string;
+  args?: string[];
+}
+
+/**
+ * The fields a request carried before frames: `text` (and a policy `card`).
+ * Read structurally, so the surface serves requests of either shape.
+ */
+interface LegacyFields {
+  text?: unknown;
+  card?: LegacyPolicyCard;
+}
+
 /** A policy request without a frame, as the card frame it means (approve / reject). */
-export function policyCardFrame(card: PolicyCard): SurfaceFrame {
+export function policyCardFrame(card: LegacyPolicyCard): SurfaceFrame {
   const command = [card.command, ...(card.args ?? [])].join(' ');
   return {
     kind: 'card',
@@ -209,12 +226,14 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
    * Each retry is one more write; a refusal never repeats on the next frame.
    */
   async function sendFrame<T>(
-    req: { text: string; frame?: SurfaceFrame; card?: PolicyCard },
+    req: PostRequest | EditRequest,
     step: number,
     send: (message: SlackMessage) => Promise<T>,
   ): Promise<T> {
-    const frame = req.frame ?? (req.card ? policyCardFrame(req.card) : undefined);
-    if (frame === undefined) return send(renderPlainText(req.text));
+    const legacy = req as unknown as LegacyFields;
+    const frame: SurfaceFrame | undefined =
+      req.frame ?? (legacy.card ? policyCardFrame(legacy.card) : undefined);
+    if (frame === undefined) return send(renderPlainText(typeof legacy.text === 'string' ? legacy.text : ''));
     const message = renderFrame(frame, renderOpts(step));
     try {
       return await send(message);

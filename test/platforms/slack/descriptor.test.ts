@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveBudgetConfig } from '../../../src/budget/config.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import { slackPlatform } from '../../../src/platforms/slack/descriptor.js';
+import { postReq, prose } from './harness.js';
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -77,7 +78,7 @@ describe('slackPlatform', () => {
       { now: () => 0 },
     );
     expect(surface.platform).toBe('slack');
-    await surface.post({ space: 'slack:C0DESCRIBE', text: 'hello' });
+    await surface.post(postReq({ space: 'slack:C0DESCRIBE', frame: prose('hello') }));
     expect(emulator.state.messages('C0DESCRIBE').map((m) => m.text)).toEqual(['hello']);
   });
 });

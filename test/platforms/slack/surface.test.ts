@@ -11,7 +11,18 @@ import { postOnce } from '../../../src/runtime/posting.js';
 import { createMemoryStore } from '../../../src/store/memory.js';
 import type { FrameLine, SurfaceFrame } from '../../../src/surfaces/frame.js';
 import { isSurfaceError, type SurfaceError } from '../../../src/surfaces/surface.js';
-import { CHANNEL, rejectionOf, type SlackHarness, SPACE, startSlackHarness, TOKEN } from './harness.js';
+import {
+  CHANNEL,
+  editReq,
+  legacyReq,
+  postReq,
+  prose,
+  rejectionOf,
+  type SlackHarness,
+  SPACE,
+  startSlackHarness,
+  TOKEN,
+} from './harness.js';
 
 let h: SlackHarness | undefined;
 
@@ -61,11 +72,9 @@ describe('Slack surface: posting and editing', () => {
   it('posts a threaded reply under the person’s message (thread_ts) and returns the thread', async () => {
     const { surface, emulator, personPosts } = await harness();
     const asked = await personPosts('fix the build please');
-    const posted = await surface.post({
-      space: SPACE,
-      text: 'log',
-      thread: { rootMessageId: asked.messageId },
-    });
+    const posted = await surface.post(
+      postReq({ space: SPACE, frame: prose('log'), thread: { rootMessageId: asked.messageId } }),
+    );
 
     expect(posted.threadId).toBe(asked.threadId);
     expect(emulator.state.messages(CHANNEL)).toEqual([
@@ -79,43 +88,49 @@ describe('Slack surface: posting and editing', () => {
 
   it('a top-level post roots its own thread (later posts reply under its ts)', async () => {
     const { surface, emulator } = await harness();
-    const header = await surface.post({ space: SPACE, text: 'Nightly audit' });
+    const header = await surface.post(postReq({ space: SPACE, frame: prose('Nightly audit') }));
     expect(header.threadId).toBe(header.messageId);
-    await surface.post({ space: SPACE, text: 'log', thread: { threadId: header.threadId! } });
+    await surface.post(
+      postReq({ space: SPACE, frame: prose('log'), thread: { threadId: header.threadId! } }),
+    );
     expect(emulator.state.messages(CHANNEL).map((m) => m.thread)).toEqual([null, header.messageId]);
   });
 
   it('renders a frame as Block Kit and edits the card in place, the spinner moving on each live frame', async () => {
     const { surface, emulator, personPosts } = await harness();
     const asked = await personPosts('go');
-    const posted = await surface.post({
-      space: SPACE,
-      text: 'fallback',
-      thread: { rootMessageId: asked.messageId },
-      frame: liveFrame([]),
-    });
-    await surface.edit({
-      space: SPACE,
-      messageId: posted.messageId,
-      text: 'x',
-      frame: liveFrame([line('Read a.ts')]),
-    });
-    await surface.edit({
-      space: SPACE,
-      messageId: posted.messageId,
-      text: 'x',
-      frame: liveFrame([line('Read a.ts')]),
-    });
-    await surface.edit({
-      space: SPACE,
-      messageId: posted.messageId,
-      text: 'x',
-      frame: {
-        kind: 'log',
-        headline: { state: 'done', title: 'Fix the build', elapsedMs: 64_000 },
-        lines: [line('Read a.ts', { status: 'ok' })],
-      },
-    });
+    const posted = await surface.post(
+      postReq({
+        space: SPACE,
+        thread: { rootMessageId: asked.messageId },
+        frame: liveFrame([]),
+      }),
+    );
+    await surface.edit(
+      editReq({
+        space: SPACE,
+        messageId: posted.messageId,
+        frame: liveFrame([line('Read a.ts')]),
+      }),
+    );
+    await surface.edit(
+      editReq({
+        space: SPACE,
+        messageId: posted.messageId,
+        frame: liveFrame([line('Read a.ts')]),
+      }),
+    );
+    await surface.edit(
+      editReq({
+        space: SPACE,
+        messageId: posted.messageId,
+        frame: {
+          kind: 'log',
+          headline: { state: 'done', title: 'Fix the build', elapsedMs: 64_000 },
+          lines: [line('Read a.ts', { status: 'ok' })],
+        },
+      }),
+    );
 
     const texts = emulator.state
       .calls()
@@ -133,31 +148,53 @@ describe('Slack surface: posting and editing', () => {
 
   it('replaces a card with text when a frame has no blocks (chat.update drops the old blocks)', async () => {
     const { surface, emulator } = await harness();
-    const posted = await surface.post({ space: SPACE, text: 'x', frame: liveFrame([line('a')]) });
-    await surface.edit({
-      space: SPACE,
-      messageId: posted.messageId,
-      text: 'x',
-      frame: { kind: 'prose', markdown: '**done**' },
-    });
+    const posted = await surface.post(postReq({ space: SPACE, frame: liveFrame([line('a')]) }));
+    await surface.edit(
+      editReq({
+        space: SPACE,
+        messageId: posted.messageId,
+        frame: { kind: 'prose', markdown: '**done**' },
+      }),
+    );
     expect(emulator.state.messages(CHANNEL)[0]).toMatchObject({ text: '*done*' });
   });
 
-  it('posts a policy card with buttons a person can press, from a frame or from the request’s card', async () => {
+  it('posts a policy card with buttons a person can press, from a card frame or from the pre-frame request’s card', async () => {
     const { surface, emulator } = await harness();
-    await surface.post({
-      space: SPACE,
-      text: 'Approve?',
-      card: { requestId: 'req-1', title: 'Run a command?', command: 'rm', args: ['-rf', 'build'] },
-    });
-    const [call] = h!.calls();
-    expect(call?.details?.buttons).toEqual([
+    await surface.post(
+      postReq({
+        space: SPACE,
+        frame: {
+          kind: 'card',
+          card: {
+            kind: 'policy',
+            id: 'req-1',
+            title: 'Run a command?',
+            body: 'rm -rf build',
+            actions: [
+              { id: 'approve', label: 'Approve', style: 'primary' },
+              { id: 'reject', label: 'Reject', style: 'danger' },
+            ],
+          },
+        },
+      }),
+    );
+    await surface.post(
+      legacyReq({
+        space: SPACE,
+        text: 'Approve?',
+        card: { requestId: 'req-2', title: 'Run a command?', command: 'rm', args: ['-rf', 'build'] },
+      }),
+    );
+    const buttons = [
       { action: 'approve', label: 'Approve' },
       { action: 'reject', label: 'Reject' },
-    ]);
-    expect(emulator.state.messages(CHANNEL)[0]?.text).toBe(
+    ];
+    expect(h!.calls().map((call) => call.details?.buttons)).toEqual([buttons, buttons]);
+    expect(emulator.state.messages(CHANNEL).map((m) => m.text)).toEqual([
       '🔐 Run a command?\nrm -rf build\n[Approve] [Reject]',
-    );
+      '🔐 Run a command?\nrm -rf build\n[Approve] [Reject]',
+    ]);
   });
 
   it('a workspace refusing plan blocks gets the rich_text card instead, from then on', async () => {
@@ -166,8 +203,8 @@ describe('Slack surface: posting and editing', () => {
       surface: { logStyle: 'plan' },
     });
     const frame = liveFrame([line('Read a.ts', { status: 'ok' }), line('npm test', { status: 'pending' })]);
-    const posted = await surface.post({ space: SPACE, text: 'x', frame });
-    await surface.edit({ space: SPACE, messageId: posted.messageId, text: 'x', frame });
+    const posted = await surface.post(postReq({ space: SPACE, frame }));
+    await surface.edit(editReq({ space: SPACE, messageId: posted.messageId, frame }));
     expect(h!.calls().map((call) => [call.path, call.details?.error ?? call.details?.blocks])).toEqual([
       ['/api/chat.postMessage', 'invalid_blocks'],
       ['/api/chat.postMessage', 2],
@@ -180,11 +217,12 @@ describe('Slack surface: posting and editing', () => {
 
   it('sends the frame once more as text only when Slack refuses its blocks (invalid_blocks)', async () => {
     const { surface, emulator } = await harness({ emulator: { unsupportedBlocks: ['rich_text'] } });
-    const posted = await surface.post({
-      space: SPACE,
-      text: 'x',
-      frame: liveFrame([line('Read a.ts', { status: 'ok' }), line('npm test', { status: 'pending' })]),
-    });
+    const posted = await surface.post(
+      postReq({
+        space: SPACE,
+        frame: liveFrame([line('Read a.ts', { status: 'ok' }), line('npm test', { status: 'pending' })]),
+      }),
+    );
     expect(
       h!.calls().map((call) => [call.path, call.status, call.details?.error ?? call.details?.blocks]),
     ).toEqual([
@@ -201,7 +239,7 @@ describe('Slack surface: posting and editing', () => {
 
   it('reacts with an emoji by name, and refuses something that is not one', async () => {
     const { surface } = await harness();
-    const posted = await surface.post({ space: SPACE, text: 'x' });
+    const posted = await surface.post(postReq({ space: SPACE, frame: prose('x') }));
     await surface.react({ space: SPACE, messageId: posted.messageId, emoji: '👀' });
     await surface.react({ space: SPACE, messageId: posted.messageId, emoji: ':white_check_mark:' });
     expect(
@@ -218,7 +256,7 @@ describe('Slack surface: posting and editing', () => {
 
   it('refuses a space that is not slack:<channel id>, naming the form', async () => {
     const { surface } = await harness();
-    const error = await surfaceErrorOf(surface.post({ space: 'slack:general', text: 'x' }));
+    const error = await surfaceErrorOf(surface.post(postReq({ space: 'slack:general', frame: prose('x') })));
     expect(error.kind).toBe('invalid');
     expect(error.message).toContain('slack:<channel id>');
     expect(h!.calls()).toEqual([]);
@@ -228,23 +266,25 @@ describe('Slack surface: posting and editing', () => {
 describe('Slack surface: user text never pings', () => {
   it('keeps hostile text literal in a log, a prose answer and plain text: no mention fires, no link forms', async () => {
     const { surface, emulator } = await harness();
-    const log = await surface.post({
-      space: SPACE,
-      text: 'x',
-      frame: {
-        kind: 'log',
-        headline: { state: 'running', title: HOSTILE, elapsedMs: 0, now: `running ${HOSTILE}` },
-        lines: [line(HOSTILE, { status: 'pending' })],
-      },
-    });
-    await surface.edit({
-      space: SPACE,
-      messageId: log.messageId,
-      text: 'x',
-      frame: liveFrame([line(HOSTILE)]),
-    });
-    await surface.post({ space: SPACE, text: 'x', frame: { kind: 'prose', markdown: HOSTILE } });
-    await surface.post({ space: SPACE, text: HOSTILE });
+    const log = await surface.post(
+      postReq({
+        space: SPACE,
+        frame: {
+          kind: 'log',
+          headline: { state: 'running', title: HOSTILE, elapsedMs: 0, now: `running ${HOSTILE}` },
+          lines: [line(HOSTILE, { status: 'pending' })],
+        },
+      }),
+    );
+    await surface.edit(
+      editReq({
+        space: SPACE,
+        messageId: log.messageId,
+        frame: liveFrame([line(HOSTILE)]),
+      }),
+    );
+    await surface.post(postReq({ space: SPACE, frame: { kind: 'prose', markdown: HOSTILE } }));
+    await surface.post(legacyReq({ space: SPACE, text: HOSTILE }));
 
     expect(h!.calls().map((call) => call.mentions)).toEqual([[], [], [], []]);
     const [card, prose, plain] = emulator.state.messages(CHANNEL);
@@ -258,20 +298,20 @@ describe('Slack surface: user text never pings', () => {
 describe('Slack surface: errors in the port’s taxonomy', () => {
   it('an edit of a message a person deleted is not-found (message_not_found)', async () => {
     const { surface, personDeletes } = await harness();
-    const posted = await surface.post({ space: SPACE, text: 'log' });
+    const posted = await surface.post(postReq({ space: SPACE, frame: prose('log') }));
     await personDeletes(posted.messageId);
     const error = await surfaceErrorOf(
-      surface.edit({ space: SPACE, messageId: posted.messageId, text: 'more' }),
+      surface.edit(editReq({ space: SPACE, messageId: posted.messageId, frame: prose('more') })),
     );
     expect(error).toMatchObject({ kind: 'not-found', details: { code: 'message_not_found' } });
   });
 
   it('an injected 404 on chat.update is not-found', async () => {
     const { surface, faults } = await harness();
-    const posted = await surface.post({ space: SPACE, text: 'log' });
+    const posted = await surface.post(postReq({ space: SPACE, frame: prose('log') }));
     await faults([{ op: 'update', status: 404, times: 1 }]);
     const error = await surfaceErrorOf(
-      surface.edit({ space: SPACE, messageId: posted.messageId, text: 'x' }),
+      surface.edit(editReq({ space: SPACE, messageId: posted.messageId, frame: prose('x') })),
     );
     expect(error.kind).toBe('not-found');
   });
@@ -279,19 +319,21 @@ describe('Slack surface: errors in the port’s taxonomy', () => {
   it('a 429 is rate-limited with Retry-After in ms, sent once: no hidden retry', async () => {
     const { surface, faults } = await harness();
     await faults([{ op: 'create', status: 429, retryAfterS: 7, times: 1 }]);
-    const error = await surfaceErrorOf(surface.post({ space: SPACE, text: 'x' }));
+    const error = await surfaceErrorOf(surface.post(postReq({ space: SPACE, frame: prose('x') })));
     expect(error).toMatchObject({ kind: 'rate-limited', retryAfterMs: 7000, details: { status: 429 } });
     expect(h!.calls()).toHaveLength(1);
   });
 
   it('the 51st chat.update in a minute is rate-limited by the emulator’s Slack tier', async () => {
     const { surface } = await harness();
-    const posted = await surface.post({ space: SPACE, text: 'x' });
+    const posted = await surface.post(postReq({ space: SPACE, frame: prose('x') }));
     for (let edit = 0; edit < 50; edit += 1) {
-      await surface.edit({ space: SPACE, messageId: posted.messageId, text: `edit ${edit}` });
+      await surface.edit(
+        editReq({ space: SPACE, messageId: posted.messageId, frame: prose(`edit ${edit}`) }),
+      );
     }
     const error = await surfaceErrorOf(
-      surface.edit({ space: SPACE, messageId: posted.messageId, text: 'one more' }),
+      surface.edit(editReq({ space: SPACE, messageId: posted.messageId, frame: prose('one more') })),
     );
     expect(error.kind).toBe('rate-limited');
     expect(error.retryAfterMs).toBeGreaterThan(0);
@@ -300,14 +342,14 @@ describe('Slack surface: errors in the port’s taxonomy', () => {
   it.each([500, 503])('a %i is transient', async (status) => {
     const { surface, faults } = await harness();
     await faults([{ op: 'create', status, times: 1 }]);
-    const error = await surfaceErrorOf(surface.post({ space: SPACE, text: 'x' }));
+    const error = await surfaceErrorOf(surface.post(postReq({ space: SPACE, frame: prose('x') })));
     expect(error).toMatchObject({ kind: 'transient', details: { status } });
   });
 
   it('no answer at all is transient', async () => {
     const port = await closedPort();
     const surface = createSlackSurface({ token: TOKEN, apiUrl: `http://127.0.0.1:${port}` });
-    const error = await surfaceErrorOf(surface.post({ space: SPACE, text: 'x' }));
+    const error = await surfaceErrorOf(surface.post(postReq({ space: SPACE, frame: prose('x') })));
     expect(error.kind).toBe('transient');
     expect(error.message).toContain('no answer from Slack');
     await expect(surface.ready!()).resolves.toBe(false);
@@ -319,14 +361,18 @@ describe('Slack surface: errors in the port’s taxonomy', () => {
   ])('a %i is forbidden (%s)', async (status, code) => {
     const { surface, faults } = await harness();
     await faults([{ op: 'create', status, times: 1 }]);
-    const error = await surfaceErrorOf(surface.post({ space: SPACE, text: 'x' }));
+    const error = await surfaceErrorOf(surface.post(postReq({ space: SPACE, frame: prose('x') })));
     expect(error).toMatchObject({ kind: 'forbidden', details: { code } });
   });
 
   it('a channel the app is not in, or an archived one, is forbidden with the reason', async () => {
     const { surface } = await harness({ emulator: { notMember: ['C0NOTIN001'], archived: ['C0ARCHIVED'] } });
-    const notIn = await surfaceErrorOf(surface.post({ space: 'slack:C0NOTIN001', text: 'x' }));
-    const archived = await surfaceErrorOf(surface.post({ space: 'slack:C0ARCHIVED', text: 'x' }));
+    const notIn = await surfaceErrorOf(
+      surface.post(postReq({ space: 'slack:C0NOTIN001', frame: prose('x') })),
+    );
+    const archived = await surfaceErrorOf(
+      surface.post(postReq({ space: 'slack:C0ARCHIVED', frame: prose('x') })),
+    );
     expect([notIn.kind, notIn.details.code, archived.kind, archived.details.code]).toEqual([
       'forbidden',
       'not_in_channel',
@@ -339,7 +385,7 @@ describe('Slack surface: errors in the port’s taxonomy', () => {
   it('a 400 is invalid, with Slack’s code', async () => {
     const { surface, faults } = await harness();
     await faults([{ op: 'create', status: 400, times: 1 }]);
-    const error = await surfaceErrorOf(surface.post({ space: SPACE, text: 'x' }));
+    const error = await surfaceErrorOf(surface.post(postReq({ space: SPACE, frame: prose('x') })));
     expect(error).toMatchObject({ kind: 'invalid', details: { code: 'invalid_arguments' } });
   });
 });
@@ -349,12 +395,14 @@ describe('Slack surface: aborts and idempotency', () => {
     const { surface } = await harness();
     const before = new AbortController();
     before.abort();
-    const early = await rejectionOf(surface.post({ space: SPACE, text: 'x' }, { signal: before.signal }));
+    const early = await rejectionOf(
+      surface.post(postReq({ space: SPACE, frame: prose('x') }), { signal: before.signal }),
+    );
     expect((early as Error).name).toBe('AbortError');
     expect(h!.calls()).toEqual([]);
 
     const during = new AbortController();
-    const pending = surface.post({ space: SPACE, text: 'y' }, { signal: during.signal });
+    const pending = surface.post(postReq({ space: SPACE, frame: prose('y') }), { signal: during.signal });
     during.abort();
     const late = await rejectionOf(pending);
     expect((late as Error).name).toBe('AbortError');
@@ -364,7 +412,7 @@ describe('Slack surface: aborts and idempotency', () => {
     const { surface, emulator } = await harness();
     expect(surface.capabilities.idempotentCreate).toBe(false);
     const store = createMemoryStore();
-    const request = { space: SPACE, text: 'log', clientId: 'turn-1:0' };
+    const request = postReq({ space: SPACE, frame: prose('log'), clientId: 'turn-1:0' });
     const first = await postOnce(surface, store, request);
     const retried = await postOnce(surface, store, request);
     expect(retried).toEqual(first);
