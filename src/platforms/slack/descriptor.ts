@@ -7,7 +7,7 @@
  * - mentions: https://docs.slack.dev/messaging/formatting-message-text#mentioning-users
  */
 import { z } from 'zod';
-import { secretSchema } from '../../config.js';
+import { apiUrlSchema, secretSchema } from '../config-schemas.js';
 import type { PlatformCapabilities, PlatformDescriptor, SurfaceContext } from '../types.js';
 import { SLACK_LIMITS } from './limits.js';
 import { createSlackSurface, SLACK_CHANNEL_PATTERN, SLACK_SURFACE_CAPABILITIES } from './surface.js';
@@ -20,31 +20,22 @@ export const SLACK_CAPABILITIES: Readonly<PlatformCapabilities> = {
   buttons: true,
 };
 
-function buildConfigSchema() {
-  return z
-    .object({
-      apiUrl: z
-        .url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. the url printed by `turnlog emulate`' })
-        .optional()
-        .describe("Slack's API origin; give an emulator's url (as printed by `turnlog emulate`) to use it."),
-      token: secretSchema.describe('Bot token (xoxb-…), or "env:NAME".'),
-      signingSecret: secretSchema
-        .optional()
-        .describe('Verifies the Events API and interactivity requests (X-Slack-Signature), or "env:NAME".'),
-      appToken: secretSchema.optional().describe('App-level token (xapp-…) for Socket Mode, or "env:NAME".'),
-      logStyle: z
-        .enum(['card', 'plan'])
-        .optional()
-        .describe('The live log as a rich_text card (default) or as a native plan block of task cards.'),
-    })
-    .strict();
-}
+export const slackConfigSchema = z
+  .object({
+    apiUrl: apiUrlSchema.optional(),
+    token: secretSchema.describe('Bot token (xoxb-…), or "env:NAME".'),
+    signingSecret: secretSchema
+      .optional()
+      .describe('Verifies the Events API and interactivity requests (X-Slack-Signature), or "env:NAME".'),
+    appToken: secretSchema.optional().describe('App-level token (xapp-…) for Socket Mode, or "env:NAME".'),
+    logStyle: z
+      .enum(['card', 'plan'])
+      .optional()
+      .describe('The live log as a rich_text card (default) or as a native plan block of task cards.'),
+  })
+  .strict();
 
-export type SlackConfig = z.output<ReturnType<typeof buildConfigSchema>>;
-
-// Built on first read: config.ts (secretSchema) may import the registry that imports this module,
-// and a schema built at load time would read secretSchema before config.ts has defined it.
-let configSchema: ReturnType<typeof buildConfigSchema> | undefined;
+export type SlackConfig = z.output<typeof slackConfigSchema>;
 
 // Declared before it is typed so `secretKeys` (the keys the config loader resolves as `env:NAME`) can ride
 // along for a registry that reads it, without being an excess property for one that does not yet.
@@ -61,10 +52,7 @@ const descriptor = {
   // `<!channel>` `<!here>` `<!everyone>` `<!subteam^…>` and `<@U…>` / `<@W…>` (a person, an enterprise user).
   mentionForms: ['<(?=!)', '<(?=!subteam\\^)', '<(?=@[UWB])'],
   secretKeys: ['token', 'signingSecret', 'appToken'],
-  get configSchema() {
-    configSchema ??= buildConfigSchema();
-    return configSchema;
-  },
+  configSchema: slackConfigSchema,
   createSurface(config: SlackConfig, context: SurfaceContext) {
     return createSlackSurface({
       token: config.token,
