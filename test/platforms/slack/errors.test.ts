@@ -11,6 +11,7 @@ import {
   REFUSED_CONTENT_CODES,
   toSurfaceError,
 } from '../../../src/platforms/slack/errors.js';
+import { silentLogger } from '../../emulators/slack/slackTestKit.js';
 import { rejectionOf } from './harness.js';
 
 describe('kindOfSlackCode', () => {
@@ -60,6 +61,7 @@ describe('toSurfaceError on the client’s own errors', () => {
       slackApiUrl: `${emulator.url}/api/`,
       rejectRateLimitedCalls: true,
       retryConfig: { retries: 0 },
+      logger: silentLogger,
     });
     const tooLong = await rejectionOf(
       client.chat.postMessage({ channel: 'C0ERRORS01', text: 'x'.repeat(40_001) }),
