@@ -72,7 +72,7 @@ export interface PostRequest {
   clientId?: string;
   /** An approval card (rendered by the surface; text is the plain fallback). */
   card?: PolicyCard;
-  /** The structured frame; a surface that renders frames prefers it over `text`. */
+  /** What the message shows, structured (rendered in the platform's idiom); `text` is the plain fallback. */
   frame?: SurfaceFrame;
 }
 
@@ -88,7 +88,7 @@ export interface EditRequest {
   text: string;
   /** Thread the message is in (Discord edits address the thread channel). */
   threadId?: string;
-  /** The structured frame; a surface that renders frames prefers it over `text`. */
+  /** What the message shows, structured; `text` is the plain fallback. */
   frame?: SurfaceFrame;
 }
 

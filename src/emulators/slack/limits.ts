@@ -1,5 +1,5 @@
 /**
- * Slack's default rate limits (CONTRACTS.md §4), from the Web API rate-limit
+ * Slack's default rate limits, from the Web API rate-limit
  * page (docs.slack.dev/apis/web-api/rate-limits): limits apply "per API
  * method per workspace per app"; Tier 3 is "50+ per minute"; posting
  * messages is about "1 per second" per channel with "short bursts >1
