@@ -7,7 +7,7 @@ export {
   statusDecision,
   UNSUPPORTED_STATUS_CODES,
 } from './assistant-status.js';
-export { SLACK_CAPABILITIES, type SlackConfig, slackPlatform } from './descriptor.js';
+export { SLACK_CAPABILITIES, type SlackConfig, slackConfigSchema, slackPlatform } from './descriptor.js';
 export { kindOfSlackCode, REFUSED_CONTENT_CODES, toSurfaceError } from './errors.js';
 export { SLACK_LIMITS } from './limits.js';
 export {
@@ -19,6 +19,8 @@ export {
 } from './render.js';
 export {
   createSlackSurface,
+  policyCardFrame,
+  SLACK_CHANNEL_PATTERN,
   type SlackSurface,
   type SlackSurfaceOptions,
   slackChannelOf,
