@@ -197,6 +197,38 @@ describe('Slack surface: posting and editing', () => {
     ]);
   });
 
+  it('with logStyle plan, the log is a native plan block of task cards, edited in place', async () => {
+    const { surface, emulator } = await harness({ surface: { logStyle: 'plan' } });
+    const posted = await surface.post(
+      postReq({ space: SPACE, frame: liveFrame([line('Read a.ts', { status: 'pending' })]) }),
+    );
+    await surface.edit(
+      editReq({
+        space: SPACE,
+        messageId: posted.messageId,
+        frame: liveFrame([line('Read a.ts', { status: 'ok' }), line('npm test', { status: 'failed' })]),
+      }),
+    );
+    expect(h!.calls().map((call) => [call.path, call.status, call.details?.blocks])).toEqual([
+      ['/api/chat.postMessage', 200, 2],
+      ['/api/chat.update', 200, 2],
+    ]);
+    expect(emulator.state.messages(CHANNEL)[0]?.text).toBe(
+      '⠙ *Fix the build* · 5s\nActivity\n✓ Read a.ts\n✗ npm test',
+    );
+  });
+
+  it('threads in a DM too: the log replies under the person’s message', async () => {
+    const { surface, emulator, personPosts } = await harness();
+    const asked = await personPosts('hi', undefined, 'D0DIRECT01');
+    const posted = await surface.post(
+      postReq({ space: 'slack:D0DIRECT01', frame: prose('log'), thread: { rootMessageId: asked.messageId } }),
+    );
+    expect(surface.capabilities.threadsInDms).toBe(true);
+    expect(posted.threadId).toBe(asked.threadId);
+    expect(emulator.state.messages('D0DIRECT01').map((m) => m.thread)).toEqual([null, asked.messageId]);
+  });
+
   it('a workspace refusing plan blocks gets the rich_text card instead, from then on', async () => {
     const { surface, emulator } = await harness({
       emulator: { unsupportedBlocks: ['plan'] },
