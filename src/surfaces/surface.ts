@@ -98,4 +98,6 @@ export interface ChatSurface {
   ): Promise<void>;
   /** Is the surface configured and reachable (for `/healthz`)? */
   ready?(): Promise<boolean>;
+  /** The platform's own "working on it" indicator for a thread (Slack assistant status); `status: ''` clears it. */
+  setStatus?(req: { space: string; threadId: string; status: string }, opts?: CallOpts): Promise<void>;
 }

@@ -5,7 +5,7 @@
  */
 import type { PlatformReply } from '../core/index.js';
 import { booleanArg, stringArg } from './args.js';
-import { type Block, blocksToText, parseBlocksArg } from './blocks.js';
+import { type Block, blocksToText, buttonsInBlocks, parseBlocksArg, type VisibleButton } from './blocks.js';
 import { slackError } from './errors.js';
 import { slackBroadMentions } from './mentions.js';
 
@@ -18,6 +18,8 @@ export interface MessageContent {
   blocks: Block[] | undefined;
   /** What a person sees: the blocks' text when there are blocks, else `text`. */
   visibleText: string;
+  /** The buttons a person can press: `[{action, label}]` (empty without any). */
+  buttons: VisibleButton[];
   mentions: string[];
 }
 
@@ -30,6 +32,7 @@ function charCount(text: string): number {
 
 export function readContent(
   fields: Record<string, unknown>,
+  unsupportedBlocks: ReadonlySet<string> = new Set(),
 ): { ok: true; content: MessageContent } | { ok: false; reply: PlatformReply } {
   const blocksArg = parseBlocksArg(fields.blocks);
   if (blocksArg.kind === 'unreadable') return { ok: false, reply: slackError('invalid_blocks_format') };
@@ -43,6 +46,17 @@ export function readContent(
     };
   }
   const blocks = blocksArg.kind === 'blocks' ? blocksArg.blocks : undefined;
+  const unsupported = blocks?.findIndex((each) => unsupportedBlocks.has(each.type)) ?? -1;
+  if (unsupported >= 0) {
+    const error = `unsupported block type ${blocks![unsupported]!.type} [json-pointer:/blocks/${unsupported}/type]`;
+    return {
+      ok: false,
+      reply: slackError('invalid_blocks', {
+        errors: [error],
+        response_metadata: { messages: [`[ERROR] ${error}`] },
+      }),
+    };
+  }
   const rawText = stringArg(fields, 'text');
   const text = rawText === '' ? undefined : rawText;
   if (text === undefined && blocks === undefined) return { ok: false, reply: slackError('no_text') };
@@ -56,6 +70,7 @@ export function readContent(
       text,
       blocks,
       visibleText: blocks ? blocksToText(blocks) : (text ?? ''),
+      buttons: blocks ? buttonsInBlocks(blocks) : [],
       mentions: slackBroadMentions({ text, blocks, linkNames }),
     },
   };

@@ -8,13 +8,14 @@ import { EmulatorInputError, type PlatformHandler, type PlatformRoute } from '..
 import { readSlackArgs } from './args.js';
 import { slackError, slackErrorResponse } from './errors.js';
 import { appForToken, channelKind, createTsSource, DEFAULT_PERSON_ID } from './ids.js';
+import { assistantThreadsSetStatus } from './methods/assistant-threads-set-status.js';
 import { authTest } from './methods/authTest.js';
 import { chatDelete } from './methods/chatDelete.js';
 import { chatUpdate } from './methods/chatUpdate.js';
 import { conversationsInfo } from './methods/conversationsInfo.js';
 import { postMessage } from './methods/postMessage.js';
 import { reactionsAdd } from './methods/reactionsAdd.js';
-import type { SlackEmulatorState, SlackMethod } from './slackCall.js';
+import type { AssistantStatusSupport, SlackEmulatorState, SlackMethod } from './slackCall.js';
 import { joinThread, resolveThreadRoot } from './threads.js';
 
 const METHODS: Record<string, SlackMethod> = {
@@ -24,6 +25,7 @@ const METHODS: Record<string, SlackMethod> = {
   'chat.update': chatUpdate,
   'chat.delete': chatDelete,
   'reactions.add': reactionsAdd,
+  'assistant.threads.setStatus': assistantThreadsSetStatus,
 };
 
 /** `/api/chat.postMessage` → `chat.postMessage`. */
@@ -32,6 +34,14 @@ const METHOD_PATH = /^\/api\/([A-Za-z]+(?:\.[A-Za-z]+)+)$/;
 export interface SlackHandlerOptions {
   /** Refuse `thread_ts` in a DM and `thread_ts` naming no message (Slack accepts both). Default false. */
   strict?: boolean;
+  /** A workspace without assistant statuses answers this error to every setStatus. Default `enabled`. */
+  assistantStatus?: AssistantStatusSupport;
+  /** Channels archived: posts and edits there answer `is_archived`. */
+  archived?: readonly string[];
+  /** Channels the app was never added to: posts and edits there answer `not_in_channel`. */
+  notMember?: readonly string[];
+  /** Block types the workspace refuses with `invalid_blocks` (e.g. `plan` where it is not rolled out). */
+  unsupportedBlocks?: readonly string[];
 }
 
 export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHandler {
@@ -40,6 +50,11 @@ export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHand
     ts: createTsSource(),
     threadPeople: new Map(),
     reactions: new Map(),
+    assistantStatus: opts.assistantStatus ?? 'enabled',
+    archived: new Set(opts.archived ?? []),
+    notMember: new Set(opts.notMember ?? []),
+    unsupportedBlocks: new Set(opts.unsupportedBlocks ?? []),
+    statuses: new Map(),
   };
 
   return {
@@ -52,8 +67,9 @@ export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHand
       const { token } = args;
       return {
         ...notes,
-        // `app` limits count per token: every token is its own app.
-        app: token ?? 'anonymous',
+        // `app` limits count per token (every token is its own app) and, for the methods that share the
+        // `other` op, per method too: Slack limits "per API method per workspace per app".
+        app: notes.op === 'other' ? `${token ?? 'anonymous'} ${methodName}` : (token ?? 'anonymous'),
         handle: () => {
           const reply = token === null ? slackError('not_authed') : run(appForToken(token));
           // The core records the reply's details instead of the route's: keep both (an error keeps the emoji name …).
@@ -103,6 +119,7 @@ export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHand
       // `ts` keeps counting (see TsSource); the rest is forgotten with the messages.
       slack.threadPeople.clear();
       slack.reactions.clear();
+      slack.statuses.clear();
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The Slack emulator: a loopback server speaking the Web API subset turnlog
  * uses (auth.test, conversations.info, chat.postMessage, chat.update,
- * chat.delete, reactions.add), Slack's errors and rate limits, and the
+ * chat.delete, reactions.add, assistant.threads.setStatus), Slack's errors and rate limits, and the
  * inspection API every emulator serves.
  */
 export { createSlackHandler, type SlackHandlerOptions } from './handler.js';

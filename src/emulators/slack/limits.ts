@@ -1,5 +1,5 @@
 /**
- * Slack's default rate limits (CONTRACTS.md §4), from the Web API rate-limit
+ * Slack's default rate limits, from the Web API rate-limit
  * page (docs.slack.dev/apis/web-api/rate-limits): limits apply "per API
  * method per workspace per app"; Tier 3 is "50+ per minute"; posting
  * messages is about "1 per second" per channel with "short bursts >1
@@ -15,6 +15,7 @@ export const SLACK_DEFAULT_LIMITS: readonly LimitRule[] = Object.freeze([
   // chat.delete and reactions.add: Tier 3.
   { op: 'delete', scope: 'app', limit: 50, windowS: 60 },
   { op: 'reaction', scope: 'app', limit: 50, windowS: 60 },
-  // conversations.info: Tier 3 (auth.test, a special tier, shares this bucket: it is called once per start).
+  // conversations.info, auth.test, assistant.threads.setStatus: Tier 3, each method its own bucket
+  // (the handler keys `other` calls by method).
   { op: 'other', scope: 'app', limit: 50, windowS: 60 },
 ]);

@@ -1,10 +1,11 @@
 /** Starts the Slack emulator: the Web API at `<url>/api/<method>`, the inspection API at `<url>/_emulator/*`. */
 import { createEmulatorServer, type EmulatorServer } from '../core/index.js';
 import type { LimitRule } from '../types.js';
-import { createSlackHandler } from './handler.js';
+import { createSlackHandler, type SlackHandlerOptions } from './handler.js';
 import { SLACK_DEFAULT_LIMITS } from './limits.js';
 
-export interface SlackEmulatorOptions {
+export interface SlackEmulatorOptions
+  extends Pick<SlackHandlerOptions, 'assistantStatus' | 'archived' | 'notMember' | 'unsupportedBlocks'> {
   /** Default 0: any free port. */
   port?: number;
   /** Default `127.0.0.1`. */
@@ -28,7 +29,13 @@ export interface SlackEmulatorOptions {
 export function startSlackEmulator(opts: SlackEmulatorOptions = {}): Promise<EmulatorServer> {
   return createEmulatorServer({
     platform: 'slack',
-    handler: createSlackHandler({ strict: opts.strict ?? false }),
+    handler: createSlackHandler({
+      strict: opts.strict ?? false,
+      ...(opts.assistantStatus === undefined ? {} : { assistantStatus: opts.assistantStatus }),
+      ...(opts.archived === undefined ? {} : { archived: opts.archived }),
+      ...(opts.notMember === undefined ? {} : { notMember: opts.notMember }),
+      ...(opts.unsupportedBlocks === undefined ? {} : { unsupportedBlocks: opts.unsupportedBlocks }),
+    }),
     defaults: opts.limits ?? SLACK_DEFAULT_LIMITS,
     ...(opts.port === undefined ? {} : { port: opts.port }),
     ...(opts.host === undefined ? {} : { host: opts.host }),

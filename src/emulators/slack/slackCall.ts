@@ -19,7 +19,24 @@ export interface SlackEmulatorState {
   readonly threadPeople: Map<string, Set<string>>;
   /** Message `ts` → the reactions on it, as `userId:name`. */
   readonly reactions: Map<string, Set<string>>;
+  /** `enabled`, or the error every `assistant.threads.setStatus` answers (a workspace without the feature). */
+  readonly assistantStatus: AssistantStatusSupport;
+  /** Channels archived (`is_archived`) and channels the app is not in (`not_in_channel`). */
+  readonly archived: ReadonlySet<string>;
+  readonly notMember: ReadonlySet<string>;
+  /** Block types this workspace refuses with `invalid_blocks` (a workspace without a newer block, e.g. `plan`). */
+  readonly unsupportedBlocks: ReadonlySet<string>;
+  /** `channel\0root ts` → the assistant status shown under that thread and when it was set. */
+  readonly statuses: Map<string, { status: string; setAt: number }>;
 }
+
+/** How a workspace answers `assistant.threads.setStatus`. */
+export type AssistantStatusSupport =
+  | 'enabled'
+  | 'missing_scope'
+  | 'not_allowed'
+  | 'method_deprecated'
+  | 'feature_not_enabled';
 
 export interface SlackCall {
   args: SlackArgs;
@@ -71,4 +88,14 @@ export function messagePayload(
     ...(blocks === undefined ? {} : { blocks }),
     ...(message.thread === null ? {} : { thread_ts: message.thread }),
   };
+}
+
+/**
+ * Why the app cannot write in `channel`, as Slack answers a post or an edit
+ * there: `is_archived`, or `not_in_channel` for a channel it was never added to.
+ */
+export function channelRefusal(slack: SlackEmulatorState, channel: string): PlatformReply | undefined {
+  if (slack.archived.has(channel)) return slackError('is_archived');
+  if (slack.notMember.has(channel)) return slackError('not_in_channel');
+  return undefined;
 }

@@ -40,7 +40,7 @@ export interface NewMessageAudience {
 
 /**
  * Does a new app message push a notification to a person? A top-level
- * message does (CONTRACTS.md §4: a new message notifies the conversation);
+ * message does (a new message notifies the conversation);
  * so does anything in a DM (its person is in every thread), a broadcast
  * reply, a reply in a thread a person posted in, and a fired broad mention.
  * A reply in a thread only the app has posted in reaches no one.

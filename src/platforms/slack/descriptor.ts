@@ -1,35 +1,67 @@
 /**
- * Slack's placeholder descriptor until src/platforms/slack/ has its surface:
- * its spaces validate, its facts (capabilities, budget, rate channel,
- * mentions) are known, and `turnlog serve` refuses its config by name.
- * Limits: https://docs.slack.dev/reference/methods/chat.update (Tier 3, ~50/min per app).
+ * Slack as a platform descriptor: everything turnlog knows about Slack, read
+ * by the platform registry. Numbers from Slack's docs:
+ * - limits: https://docs.slack.dev/block-kit, https://docs.slack.dev/reference/methods/chat.postMessage
+ * - rates: https://docs.slack.dev/apis/web-api/rate-limits (`chat.update` Tier 3, about 50 a minute
+ *   per app per workspace; posting about 1 a second per channel)
+ * - mentions: https://docs.slack.dev/messaging/formatting-message-text#mentioning-users
  */
-import { ConfigError } from '../../config-error.js';
-import { tokenPlatformSchema } from '../config-schemas.js';
-import type { PlatformDescriptor } from '../types.js';
+import { z } from 'zod';
+import { apiUrlSchema, secretSchema } from '../config-schemas.js';
+import type { PlatformCapabilities, PlatformDescriptor, SurfaceContext } from '../types.js';
+import { SLACK_LIMITS } from './limits.js';
+import { createSlackSurface, SLACK_CHANNEL_PATTERN, SLACK_SURFACE_CAPABILITIES } from './surface.js';
 
-export const slackPlatform: PlatformDescriptor<unknown> = {
+export const SLACK_CAPABILITIES: Readonly<PlatformCapabilities> = {
+  ...SLACK_SURFACE_CAPABILITIES,
+  maxChars: SLACK_LIMITS.maxMessageChars,
+  maxTextElementChars: SLACK_LIMITS.maxTextElementChars,
+  cards: true,
+  buttons: true,
+};
+
+export const slackConfigSchema = z
+  .object({
+    apiUrl: apiUrlSchema.optional(),
+    token: secretSchema.describe('Bot token (xoxb-…), or "env:NAME".'),
+    signingSecret: secretSchema
+      .optional()
+      .describe('Verifies the Events API and interactivity requests (X-Slack-Signature), or "env:NAME".'),
+    appToken: secretSchema.optional().describe('App-level token (xapp-…) for Socket Mode, or "env:NAME".'),
+    logStyle: z
+      .enum(['card', 'plan'])
+      .optional()
+      .describe('The live log as a rich_text card (default) or as a native plan block of task cards.'),
+  })
+  .strict();
+
+export type SlackConfig = z.output<typeof slackConfigSchema>;
+
+// Declared before it is typed so `secretKeys` (the keys the config loader resolves as `env:NAME`) can ride
+// along for a registry that reads it, without being an excess property for one that does not yet.
+const descriptor = {
   id: 'slack',
   displayName: 'Slack',
-  spaceIdPattern: /^[A-Z0-9]+$/,
+  spaceIdPattern: SLACK_CHANNEL_PATTERN,
   spaceExample: 'slack:C0123ABCD',
-  capabilities: {
-    maxChars: 40_000,
-    silentPosts: false,
-    threadsInDms: true,
-    idempotentCreate: false,
-    cards: true,
-    buttons: true,
-  },
-  budget: { ratePerMinute: 50, channelSpacingMs: 1000 },
+  capabilities: SLACK_CAPABILITIES,
+  // chat.update: 50 a minute per app, a fifth (10) kept for terminal frames; 1 s between writes to a channel.
+  budget: { ratePerMinute: 50, reserveFraction: 0.2, channelSpacingMs: 1000 },
+  // Slack rate-limits a channel as one, threads included.
   rateChannel: (space) => space,
-  // Any `<!…>` special (`<!channel|label>` and forms the universal list misses).
-  mentionForms: ['<(?=!)'],
-  secretKeys: ['token'],
-  configSchema: tokenPlatformSchema,
-  createSurface() {
-    throw new ConfigError(
-      'platforms.slack: not supported yet (turnlog serve has a Google Chat surface only; remove platforms.slack)',
-    );
+  // `<!channel>` `<!here>` `<!everyone>` `<!subteam^…>` and `<@U…>` / `<@W…>` (a person, an enterprise user).
+  mentionForms: ['<(?=!)', '<(?=!subteam\\^)', '<(?=@[UWB])'],
+  secretKeys: ['token', 'signingSecret', 'appToken'],
+  configSchema: slackConfigSchema,
+  createSurface(config: SlackConfig, context: SurfaceContext) {
+    return createSlackSurface({
+      token: config.token,
+      now: context.now,
+      ...(config.apiUrl === undefined ? {} : { apiUrl: config.apiUrl }),
+      ...(config.logStyle === undefined ? {} : { logStyle: config.logStyle }),
+      ...(context.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: context.requestTimeoutMs }),
+    });
   },
-};
+} satisfies PlatformDescriptor<SlackConfig> & { readonly secretKeys: readonly string[] };
+
+export const slackPlatform: PlatformDescriptor<SlackConfig> = descriptor;

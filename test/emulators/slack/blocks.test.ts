@@ -5,6 +5,7 @@ import {
   type Block,
   blocksToText,
   broadMentionsInBlocks,
+  buttonsInBlocks,
   parseBlocksArg,
 } from '../../../src/emulators/slack/blocks.js';
 
@@ -160,5 +161,97 @@ describe('broadMentionsInBlocks', () => {
       { type: 'context', elements: [{ type: 'mrkdwn', text: '<!channel|channel>' }] },
     ]);
     expect(broadMentionsInBlocks(blocks)).toEqual(['<!here>', '<!channel>']);
+  });
+});
+
+const task = (task_id: string, status = 'complete', extra: Record<string, unknown> = {}) => ({
+  type: 'task_card',
+  task_id,
+  title: `task ${task_id}`,
+  status,
+  ...extra,
+});
+
+const pointersOf = (value: unknown) => {
+  const result = parseBlocksArg(value);
+  return result.kind === 'invalid'
+    ? result.errors.map((error) => /\[json-pointer:(.*)\]$/.exec(error)?.[1])
+    : [];
+};
+
+describe('parseBlocksArg — text elements, buttons, plan and task_card', () => {
+  it('holds a rich_text text element to 3,000 characters', () => {
+    const rich = (text: string) => [{ type: 'rich_text', elements: [section({ type: 'text', text })] }];
+    expect(parseBlocksArg(rich('x'.repeat(3000))).kind).toBe('blocks');
+    expect(pointersOf(rich('x'.repeat(3001)))).toEqual(['/blocks/0/elements/0/elements/0/text']);
+  });
+
+  it('checks buttons: a plain_text label of at most 75, unique action ids, a known style', () => {
+    const buttonBlock = (...elements: Record<string, unknown>[]) => ({ type: 'actions', elements });
+    const label = (text: string) => ({ type: 'plain_text', text });
+    expect(
+      parseBlocksArg([
+        buttonBlock({ type: 'button', text: label('Approve'), action_id: 'a', style: 'primary' }),
+      ]).kind,
+    ).toBe('blocks');
+    expect(
+      pointersOf([buttonBlock({ type: 'button', text: label('x'.repeat(76)), action_id: 'a' })]),
+    ).toEqual(['/blocks/0/elements/0/text/text']);
+    expect(
+      pointersOf([
+        buttonBlock({ type: 'button', text: label('A'), action_id: 'same' }),
+        buttonBlock({ type: 'button', text: label('B'), action_id: 'same' }),
+      ]),
+    ).toEqual(['/blocks/1/elements/0/action_id']);
+    expect(pointersOf([buttonBlock({ type: 'button', text: label('A'), style: 'loud' })])).toEqual([
+      '/blocks/0/elements/0/style',
+    ]);
+  });
+
+  it('takes a plan of up to 50 task cards with Slack’s four statuses, and unique task ids', () => {
+    const plan = (tasks: unknown[]) => [{ type: 'plan', title: 'Plan', tasks }];
+    const fifty = Array.from({ length: 50 }, (_, i) => task(`t${i}`));
+    expect(parseBlocksArg(plan(fifty)).kind).toBe('blocks');
+    expect(pointersOf(plan([...fifty, task('t50')]))).toEqual(['/blocks/0/tasks']);
+    expect(pointersOf(plan([task('a', 'completed')]))).toEqual(['/blocks/0/tasks/0/status']);
+    expect(pointersOf(plan([task('a'), task('a')]))).toEqual(['/blocks/0/tasks/1/task_id']);
+    expect(pointersOf([{ type: 'plan' }])).toEqual(['/blocks/0/title']);
+  });
+
+  it('refuses plan and bare task_card blocks in one message', () => {
+    expect(parseBlocksArg([task('a'), task('b')]).kind).toBe('blocks');
+    expect(pointersOf([{ type: 'plan', title: 'P', tasks: [task('a')] }, task('b')])).toEqual(['/blocks/1']);
+  });
+});
+
+describe('blocksToText and buttonsInBlocks — plan, task cards and buttons', () => {
+  it('shows a plan as its title and one marked line per task, and buttons as labels', () => {
+    const blocks = parsed([
+      {
+        type: 'plan',
+        title: 'Activity',
+        tasks: [task('1', 'complete'), task('2', 'error'), task('3', 'in_progress'), task('4', 'pending')],
+      },
+      {
+        type: 'actions',
+        elements: [
+          { type: 'button', text: { type: 'plain_text', text: 'Approve' }, action_id: 'approve' },
+          { type: 'button', text: { type: 'plain_text', text: 'Reject' }, value: 'reject' },
+        ],
+      },
+    ]);
+    expect(blocksToText(blocks)).toBe('Activity\n✓ task 1\n✗ task 2\n◐ task 3\n○ task 4\n[Approve] [Reject]');
+    expect(buttonsInBlocks(blocks)).toEqual([
+      { action: 'approve', label: 'Approve' },
+      { action: 'reject', label: 'Reject' },
+    ]);
+  });
+
+  it('fires broadcast elements inside a task card’s details, never its literal text', () => {
+    const details = {
+      type: 'rich_text',
+      elements: [section({ type: 'text', text: '<!channel>' }, { type: 'broadcast', range: 'here' })],
+    };
+    expect(broadMentionsInBlocks(parsed([task('a', 'complete', { details })]))).toEqual(['<!here>']);
   });
 });

@@ -1,6 +1,6 @@
 // spec: issue "Loopback emulators" — notification accounting on every recorded call (`notifies`: a new message
 // notifies its conversation, a thread reply its participants, an edit never, a person's own message never) and
-// `mentions` (broad mentions that FIRED: `<!channel>` in text does, its escaped form and rich_text text elements
+// `mentions` (broad and personal mentions that FIRED: `<!channel>`/`<@U…>` in text do, escaped forms and rich_text text elements
 // never do, rich_text broadcast elements do). Proves the safe form turnlog sends never pings.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -153,5 +153,29 @@ describe('Slack emulator: which broad mentions fire', () => {
     expect(appCalls.map((call) => call.status)).toEqual([200, 200]);
     expect(appCalls.flatMap((call) => call.mentions)).toEqual([]);
     expect(kit.emulator.state.messages(CHANNEL).at(-1)?.text).toBe(`${hostile} (2)`);
+  });
+});
+
+describe('Slack emulator: a person’s mention fires too (issue 11 item 6: real mention syntax only)', () => {
+  const post = async (args: Record<string, unknown>): Promise<string[]> => {
+    await kit.client.apiCall('chat.postMessage', { channel: CHANNEL, ...args });
+    return lastCall().mentions;
+  };
+
+  it('fires <@U…> (also with a label) in mrkdwn text and sections, never its escaped form', async () => {
+    expect(await post({ text: 'ask <@U0123ABCD> or <@W0ENTERPRISE|bob>' })).toEqual([
+      '<@U0123ABCD>',
+      '<@W0ENTERPRISE>',
+    ]);
+    expect(await post({ text: '&lt;@U0123ABCD&gt; @U0123ABCD' })).toEqual([]);
+    const section = [{ type: 'section', text: { type: 'mrkdwn', text: 'cc <@U0SECTION1>' } }];
+    expect(await post({ text: 'log', blocks: section })).toEqual(['<@U0SECTION1>']);
+  });
+
+  it('fires a rich_text user element, never a text element that looks like one', async () => {
+    expect(await post({ text: 'log', blocks: richText({ type: 'text', text: '<@U0123ABCD>' }) })).toEqual([]);
+    expect(await post({ text: 'log', blocks: richText({ type: 'user', user_id: 'U0123ABCD' }) })).toEqual([
+      '<@U0123ABCD>',
+    ]);
   });
 });

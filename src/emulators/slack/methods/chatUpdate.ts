@@ -10,7 +10,7 @@
 import { stringArg } from '../args.js';
 import { readContent } from '../content.js';
 import { missingArgument, slackError } from '../errors.js';
-import { liveMessage, messagePayload, readChannel, type SlackMethod } from '../slackCall.js';
+import { channelRefusal, liveMessage, messagePayload, readChannel, type SlackMethod } from '../slackCall.js';
 
 export const chatUpdate: SlackMethod = (call) => {
   const { fields } = call.args;
@@ -23,8 +23,10 @@ export const chatUpdate: SlackMethod = (call) => {
     run(app) {
       const target = readChannel(fields);
       if (!target.ok) return target.reply;
+      const refused = channelRefusal(call.slack, target.channel);
+      if (refused) return refused;
       if (ts === undefined || ts === '') return missingArgument('ts');
-      const read = readContent(fields);
+      const read = readContent(fields, call.slack.unsupportedBlocks);
       if (!read.ok) return read.reply;
       const { content } = read;
       const message = liveMessage(call, target.channel, ts);
@@ -37,6 +39,7 @@ export const chatUpdate: SlackMethod = (call) => {
       const added = content.mentions.filter((mention) => !before.has(mention));
       const edited = call.ctx.store.edit(ts, content.visibleText, {
         blocks: content.blocks,
+        buttons: content.buttons,
         mentions: content.mentions,
       });
       return {
@@ -53,7 +56,11 @@ export const chatUpdate: SlackMethod = (call) => {
           text: content.visibleText,
           notifies: false,
           mentions: added,
-          details: { edits: edited.edits, ...(content.blocks ? { blocks: content.blocks.length } : {}) },
+          details: {
+            edits: edited.edits,
+            ...(content.blocks ? { blocks: content.blocks.length } : {}),
+            ...(content.buttons.length > 0 ? { buttons: content.buttons } : {}),
+          },
         },
       };
     },

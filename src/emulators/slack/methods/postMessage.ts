@@ -13,8 +13,9 @@ import { booleanArg, stringArg } from '../args.js';
 import { readContent } from '../content.js';
 import { slackError } from '../errors.js';
 import { TS_PATTERN } from '../ids.js';
-import { messagePayload, readChannel, type SlackMethod } from '../slackCall.js';
+import { channelRefusal, messagePayload, readChannel, type SlackMethod } from '../slackCall.js';
 import { notifiesOnPost, resolveThreadRoot, threadParticipants } from '../threads.js';
+import { clearStatus } from './assistant-threads-set-status.js';
 
 export const postMessage: SlackMethod = (call) => {
   const { fields } = call.args;
@@ -28,7 +29,9 @@ export const postMessage: SlackMethod = (call) => {
       const target = readChannel(fields);
       if (!target.ok) return target.reply;
       const { channel, kind } = target;
-      const read = readContent(fields);
+      const refused = channelRefusal(call.slack, channel);
+      if (refused) return refused;
+      const read = readContent(fields, call.slack.unsupportedBlocks);
       if (!read.ok) return read.reply;
       const { content } = read;
 
@@ -54,9 +57,12 @@ export const postMessage: SlackMethod = (call) => {
         author: { kind: 'app', id: app.userId },
         data: {
           ...(content.blocks ? { blocks: content.blocks } : {}),
+          buttons: content.buttons,
           mentions: content.mentions,
         },
       });
+      // The app's reply ends the "is working" status under that thread, as on Slack.
+      if (threadRoot !== null) clearStatus(call.slack, channel, threadRoot);
       const broadcast = threadRoot !== null && booleanArg(fields, 'reply_broadcast');
       const participants = threadRoot === null ? [] : threadParticipants(call.slack, threadRoot);
       const rootAuthor = threadRoot === null ? undefined : call.ctx.store.get(threadRoot)?.author.id;
@@ -80,6 +86,7 @@ export const postMessage: SlackMethod = (call) => {
           details: {
             ...(threadTs === undefined ? {} : { thread_ts: threadTs, threadParticipants: participants }),
             ...(content.blocks ? { blocks: content.blocks.length } : {}),
+            ...(content.buttons.length > 0 ? { buttons: content.buttons } : {}),
             ...(broadcast ? { reply_broadcast: true } : {}),
             ...(kind === 'im' ? { dm: true } : {}),
             ...(orphanedThread ? { orphanedThread: true } : {}),

@@ -1,7 +1,7 @@
 /**
  * `reactions.add`: one emoji per app per message (`already_reacted` the
- * second time). A reaction notifies no one here (CONTRACTS.md §4 counts new
- * messages only).
+ * second time). A reaction notifies no one here (only a new message
+ * notifies).
  */
 import { stringArg } from '../args.js';
 import { slackError } from '../errors.js';

@@ -1,0 +1,361 @@
+/**
+ * The Slack surface: the ChatSurface port over @slack/web-api's WebClient.
+ *
+ * - post: `chat.postMessage` (https://docs.slack.dev/reference/methods/chat.postMessage);
+ *   a threaded post names the person's message as `thread_ts`.
+ * - edit: `chat.update` (https://docs.slack.dev/reference/methods/chat.update).
+ * - react: `reactions.add` (https://docs.slack.dev/reference/methods/reactions.add).
+ * - setStatus: `assistant.threads.setStatus` (assistant-status.ts).
+ * A request's `frame` is rendered as Block Kit (render.ts); a request in the
+ * port's pre-frame shape (`text`, a policy `card`) is still served: the card
+ * as a card frame, the text as escaped mrkdwn. When Slack refuses the blocks
+ * (`invalid_blocks`, `msg_too_long`) the same frame is sent once more:
+ * as the rich_text card when the plan style was refused (and from then on),
+ * else as text only.
+ *
+ * The client never retries and never queues behind a 429
+ * (`rejectRateLimitedCalls`, `retryConfig: {retries: 0}`): every rate limit
+ * reaches the budget as a `rate-limited` SurfaceError with `retryAfterMs`.
+ *
+ * Idempotency: Slack has no idempotent create (no client message id), so
+ * `capabilities.idempotentCreate` is false and the runtime's `postOnce`
+ * (src/runtime/posting.ts) covers it: it looks a post's `clientId` up in the
+ * store before posting and records the posted `ts` after, so a retried or
+ * restarted turn reuses the message instead of posting a second one. The
+ * one gap is a post whose answer is lost in flight (Slack made the message,
+ * the store never heard): that retry duplicates, as on any platform without
+ * idempotent creates.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type Logger, LogLevel, WebClient } from '@slack/web-api';
+import type { SurfaceFrame } from '../../surfaces/frame.js';
+import {
+  type CallOpts,
+  type ChatSurface,
+  type EditRequest,
+  isSurfaceError,
+  type PostedMessage,
+  type PostRequest,
+  type SurfaceCapabilities,
+  SurfaceError,
+} from '../../surfaces/surface.js';
+import { type AssistantStatus, createAssistantStatus } from './assistant-status.js';
+import { REFUSED_CONTENT_CODES, toSurfaceError } from './errors.js';
+import {
+  renderFrame,
+  renderPlainText,
+  renderTextOnly,
+  type SlackLogStyle,
+  type SlackMessage,
+  type SlackRenderOptions,
+} from './render.js';
+
+export const SLACK_SURFACE_CAPABILITIES: Readonly<SurfaceCapabilities> = {
+  maxChars: 40_000,
+  silentPosts: false,
+  threadsInDms: true,
+  idempotentCreate: false,
+};
+
+/** The channel part of a `slack:<channel id>` space: C… public, G… private, D… a DM. */
+export const SLACK_CHANNEL_PATTERN = /^[CGD][A-Z0-9]{2,20}$/;
+
+export interface SlackSurfaceOptions {
+  /** Bot token (`xoxb-…`). */
+  token: string;
+  /** An emulator's origin (`turnlog emulate` prints it); absent → `https://slack.com`. */
+  apiUrl?: string;
+  /** Per request; a request without an answer by then is `transient`. Default 30 000. */
+  requestTimeoutMs?: number;
+  /** `card` (rich_text, default) or `plan` (a plan block of task cards). */
+  logStyle?: SlackLogStyle;
+  /** The runtime clock (assistant status refresh). Default `Date.now`. */
+  now?: () => number;
+  /** The web-api client's logger. Default: silent (errors reach the caller as SurfaceErrors). */
+  logger?: Logger;
+  /** Instead of the global fetch (tests). */
+  fetch?: typeof fetch;
+}
+
+export interface SlackSurface extends ChatSurface {
+  readonly platform: 'slack';
+  setStatus(req: { space: string; threadId: string; status: string }, opts?: CallOpts): Promise<void>;
+  /** The assistant statuses to re-send now, before Slack's two-minute expiry. */
+  statusRefreshDue(): { space: string; threadId: string; status: string }[];
+  /** Why this workspace shows no assistant status, once it said so. */
+  readonly statusUnsupported: string | undefined;
+  /** The client (for `auth.test` and the Bolt app). */
+  readonly client: WebClient;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** Spinner positions remembered per live card; an abandoned card's entry goes with the oldest. */
+const MAX_SPINNERS = 10_000;
+
+const silentLogger: Logger = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  setLevel: () => {},
+  getLevel: () => LogLevel.ERROR,
+  setName: () => {},
+};
+
+/** A few glyphs the runtime may name by character; Slack's reactions take names. */
+const EMOJI_NAMES: Readonly<Record<string, string>> = {
+  '👀': 'eyes',
+  '✅': 'white_check_mark',
+  '❌': 'x',
+  '⏹': 'black_square_for_stop',
+  '⛔': 'no_entry',
+  '⚠️': 'warning',
+  '👍': '+1',
+  '🔐': 'closed_lock_with_key',
+};
+const EMOJI_NAME = /^[a-z0-9_+'-]+(?:::skin-tone-[2-6])?$/;
+
+export function slackApiUrlOf(apiUrl: string | undefined): string {
+  return apiUrl === undefined ? 'https://slack.com/api/' : new URL('/api/', apiUrl).toString();
+}
+
+/** `slack:C0123` → `C0123`, or `invalid` naming the expected form. */
+export function slackChannelOf(space: string): string {
+  const channel = space.startsWith('slack:') ? space.slice('slack:'.length) : '';
+  if (!SLACK_CHANNEL_PATTERN.test(channel)) {
+    throw new SurfaceError(
+      'invalid',
+      `space ${JSON.stringify(space)} is not a Slack space: expected slack:<channel id>, e.g. slack:C0123ABCD (C… channel, G… private, D… DM)`,
+    );
+  }
+  return channel;
+}
+
+function abortError(): DOMException {
+  return new DOMException('The Slack call was aborted', 'AbortError');
+}
+
+/** A policy request as the port carried it before frames (`PostRequest.card`). */
+export interface LegacyPolicyCard {
+  requestId: string;
+  title: string;
+  command: string;
+  args?: string[];
+}
+
+/**
+ * The fields a request carried before frames: `text` (and a policy `card`).
+ * Read structurally, so the surface serves requests of either shape.
+ */
+interface LegacyFields {
+  text?: unknown;
+  card?: LegacyPolicyCard;
+}
+
+/** A policy request without a frame, as the card frame it means (approve / reject). */
+export function policyCardFrame(card: LegacyPolicyCard): SurfaceFrame {
+  const command = [card.command, ...(card.args ?? [])].join(' ');
+  return {
+    kind: 'card',
+    card: {
+      kind: 'policy',
+      id: card.requestId,
+      title: card.title,
+      body: command,
+      actions: [
+        { id: 'approve', label: 'Approve', style: 'primary' },
+        { id: 'reject', label: 'Reject', style: 'danger' },
+      ],
+    },
+  };
+}
+
+export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
+  if (typeof opts.token !== 'string' || opts.token === '') {
+    throw new TypeError('createSlackSurface: token is required (platforms.slack.token)');
+  }
+  const timeout = opts.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeout > 0)) {
+    throw new RangeError(`createSlackSurface: requestTimeoutMs must be positive, got ${timeout}`);
+  }
+  const now = opts.now ?? Date.now;
+  const baseFetch = opts.fetch ?? globalThis.fetch;
+  // The client has no per-call signal: the call's signal rides in async context to the fetch it makes.
+  const callSignal = new AsyncLocalStorage<AbortSignal | undefined>();
+  const fetchWithSignal: typeof fetch = (input, init) => {
+    const signal = callSignal.getStore();
+    const signals = [init?.signal, signal].filter((s): s is AbortSignal => s != null);
+    const merged = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    return baseFetch(input, { ...init, ...(merged ? { signal: merged } : {}) });
+  };
+  const client = new WebClient(opts.token, {
+    slackApiUrl: slackApiUrlOf(opts.apiUrl),
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 0 },
+    timeout,
+    logger: opts.logger ?? silentLogger,
+    fetch: fetchWithSignal,
+  });
+  // A workspace that refuses `plan` blocks (not rolled out there) gets the rich_text card from then on.
+  let logStyle: SlackLogStyle = opts.logStyle ?? 'card';
+  const renderOpts = (step: number): SlackRenderOptions => ({ spinnerStep: step, logStyle });
+  const spinners = new Map<string, number>();
+
+  /** One API call: abort honoured (also while queued), errors mapped to the port's taxonomy. */
+  async function call<T>(what: string, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+    if (signal?.aborted) throw abortError();
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(abortError());
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([callSignal.run(signal, run), aborted]);
+    } catch (error) {
+      if (signal?.aborted) throw abortError();
+      throw toSurfaceError(error, what);
+    } finally {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Sends the frame. When Slack refuses its blocks (`invalid_blocks`,
+   * `msg_too_long`): a plan-style log is sent once as the rich_text card and
+   * the surface keeps that style; anything else is sent once as text only.
+   * Each retry is one more write; a refusal never repeats on the next frame.
+   */
+  async function sendFrame<T>(
+    req: PostRequest | EditRequest,
+    step: number,
+    send: (message: SlackMessage) => Promise<T>,
+  ): Promise<T> {
+    const legacy = req as unknown as LegacyFields;
+    const frame: SurfaceFrame | undefined =
+      req.frame ?? (legacy.card ? policyCardFrame(legacy.card) : undefined);
+    if (frame === undefined) return send(renderPlainText(typeof legacy.text === 'string' ? legacy.text : ''));
+    const message = renderFrame(frame, renderOpts(step));
+    try {
+      return await send(message);
+    } catch (error) {
+      const code = isSurfaceError(error) ? error.details.code : undefined;
+      if (message.blocks === undefined || typeof code !== 'string' || !REFUSED_CONTENT_CODES.has(code))
+        throw error;
+      const planRefused = frame.kind === 'log' && logStyle === 'plan' && code !== 'msg_too_long';
+      if (!planRefused) return send(renderTextOnly(frame, renderOpts(step)));
+      logStyle = 'card';
+      return sendFrame(req, step, send);
+    }
+  }
+
+  function nextSpinner(messageId: string, frame: SurfaceFrame | undefined): number {
+    const live = frame?.kind === 'log' && frame.headline?.state === 'running';
+    if (!live) {
+      spinners.delete(messageId);
+      return 0;
+    }
+    const step = (spinners.get(messageId) ?? 0) + 1;
+    spinners.delete(messageId);
+    spinners.set(messageId, step);
+    if (spinners.size > MAX_SPINNERS) spinners.delete(spinners.keys().next().value!);
+    return step;
+  }
+
+  const status: AssistantStatus = createAssistantStatus({
+    now,
+    send: ({ channel, threadTs, status: text }, signal) =>
+      call(`assistant.threads.setStatus in ${channel}`, signal, async () => {
+        await client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: text });
+      }),
+  });
+
+  return {
+    platform: 'slack',
+    capabilities: { ...SLACK_SURFACE_CAPABILITIES },
+    client,
+
+    async post(req: PostRequest, callOpts?: CallOpts): Promise<PostedMessage> {
+      const signal = callOpts?.signal;
+      if (signal?.aborted) throw abortError();
+      const channel = slackChannelOf(req.space);
+      const threadTs = req.thread?.threadId ?? req.thread?.rootMessageId;
+      const posted = await sendFrame(req, 0, (content) =>
+        call(`chat.postMessage in ${channel}`, signal, () =>
+          client.chat.postMessage({
+            channel,
+            text: content.text,
+            ...(content.blocks ? { blocks: content.blocks } : {}),
+            ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
+            // A log line that names a URL must not grow a preview under the card.
+            unfurl_links: false,
+            unfurl_media: false,
+          }),
+        ),
+      );
+      const ts = posted.ts;
+      if (typeof ts !== 'string' || ts === '') {
+        throw new SurfaceError('transient', `chat.postMessage in ${channel}: Slack answered without a ts`);
+      }
+      if (req.frame?.kind === 'log' && req.frame.headline?.state === 'running') spinners.set(ts, 0);
+      // On Slack a thread is its root's ts: a top-level post roots the thread later posts reply in.
+      return { messageId: ts, threadId: threadTs ?? ts };
+    },
+
+    async edit(req: EditRequest, callOpts?: CallOpts): Promise<void> {
+      const signal = callOpts?.signal;
+      if (signal?.aborted) throw abortError();
+      const channel = slackChannelOf(req.space);
+      await sendFrame(req, nextSpinner(req.messageId, req.frame), (content) =>
+        call(`chat.update of ${req.messageId} in ${channel}`, signal, () =>
+          client.chat.update({
+            channel,
+            ts: req.messageId,
+            text: content.text,
+            // An empty list removes the blocks a previous frame had: a text-only frame replaces the card.
+            blocks: content.blocks ?? [],
+          }),
+        ),
+      );
+    },
+
+    async react(req, callOpts?: CallOpts): Promise<void> {
+      const signal = callOpts?.signal;
+      if (signal?.aborted) throw abortError();
+      const channel = slackChannelOf(req.space);
+      const name = EMOJI_NAMES[req.emoji] ?? req.emoji.replace(/^:|:$/g, '');
+      if (!EMOJI_NAME.test(name)) {
+        throw new SurfaceError(
+          'invalid',
+          `cannot react ${JSON.stringify(req.emoji)}: Slack reactions take an emoji name such as "eyes" or ":white_check_mark:"`,
+        );
+      }
+      await call(`reactions.add to ${req.messageId} in ${channel}`, signal, () =>
+        client.reactions.add({ channel, timestamp: req.messageId, name }),
+      );
+    },
+
+    async setStatus(req, callOpts?: CallOpts): Promise<void> {
+      const channel = slackChannelOf(req.space);
+      await status.set({ channel, threadTs: req.threadId, status: req.status }, callOpts?.signal);
+    },
+
+    statusRefreshDue() {
+      return status
+        .dueForRefresh()
+        .map((due) => ({ space: `slack:${due.channel}`, threadId: due.threadTs, status: due.status }));
+    },
+
+    get statusUnsupported() {
+      return status.unsupported;
+    },
+
+    async ready(): Promise<boolean> {
+      try {
+        await call('auth.test', AbortSignal.timeout(timeout), () => client.auth.test());
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
