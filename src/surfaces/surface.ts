@@ -4,6 +4,7 @@
  * surface goes through these calls, with errors normalised to one taxonomy.
  */
 import type { Platform } from '../events/schema.js';
+import type { SurfaceFrame } from './frame.js';
 
 export type SurfaceErrorKind = 'not-found' | 'rate-limited' | 'transient' | 'forbidden' | 'invalid';
 
@@ -71,6 +72,8 @@ export interface PostRequest {
   clientId?: string;
   /** An approval card (rendered by the surface; text is the plain fallback). */
   card?: PolicyCard;
+  /** What the message shows, structured (rendered in the platform's idiom); `text` is the plain fallback. */
+  frame?: SurfaceFrame;
 }
 
 export interface PostedMessage {
@@ -85,6 +88,8 @@ export interface EditRequest {
   text: string;
   /** Thread the message is in (Discord edits address the thread channel). */
   threadId?: string;
+  /** What the message shows, structured; `text` is the plain fallback. */
+  frame?: SurfaceFrame;
 }
 
 export interface CallOpts {
@@ -100,6 +105,8 @@ export interface ChatSurface {
     req: { space: string; messageId: string; emoji: string; threadId?: string },
     opts?: CallOpts,
   ): Promise<void>;
+  /** Shows "typing…" in the space (or thread) for a few seconds, where the platform has it (Discord). */
+  typing?(req: { space: string; threadId?: string }, opts?: CallOpts): Promise<void>;
   /** Is the surface configured and reachable (for `/healthz`)? */
   ready?(): Promise<boolean>;
 }
