@@ -323,7 +323,7 @@ export function policyFrameCard(card: PolicyCard): FrameCard {
 
 /** A request without a frame: its text, shown literally as content (cut to 2,000 characters). */
 export function renderPlainText(text: string): DiscordMessageBody {
-  const content = cut(breakMentions(text), DISCORD_LIMITS.contentChars);
+  const content = cut(literal(text), DISCORD_LIMITS.contentChars);
   return { content: content === '' ? '\u200B' : content, components: [], flags: 0 };
 }
 
