@@ -101,6 +101,9 @@ export interface RateLimitTracker extends RateLimitHandler {
 
 export const GLOBAL_WINDOW_MS = 1000;
 
+/** Past this many buckets (one per route and channel or thread), those already reset are forgotten. */
+const MAX_BUCKETS = 10_000;
+
 export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimitTracker {
   const globalPerSecond = opts.globalPerSecond ?? 50;
   if (!(globalPerSecond > 0)) {
@@ -158,6 +161,10 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
       const resetAfterS = numberHeader(headers, 'X-RateLimit-Reset-After');
       if (limit !== undefined && remaining !== undefined && resetAfterS !== undefined) {
         buckets.set(key, { limit, remaining, resetAt: now + resetAfterS * 1000 });
+        // A bucket that has reset says nothing a fresh one wouldn't: forget those when there are many.
+        if (buckets.size > MAX_BUCKETS) {
+          for (const [other, state] of buckets) if (state.resetAt <= now) buckets.delete(other);
+        }
       }
       if (status !== 429) return;
       const retryAfterMs = (numberHeader(headers, 'Retry-After') ?? 1) * 1000;

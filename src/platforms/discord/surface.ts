@@ -80,6 +80,17 @@ export const THREAD_AUTO_ARCHIVE_MINUTES = 1440;
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 
+/** Channels and threads remembered (their space, whether a thread exists): the oldest are forgotten past this. */
+const REMEMBERED_CHANNELS = 10_000;
+
+/** Adds to an insertion-ordered map or set, forgetting the oldest entry past {@link REMEMBERED_CHANNELS}. */
+function remember<K>(store: Map<K, string> | Set<K>, key: K, value?: string): void {
+  store.delete(key);
+  if (store instanceof Map) store.set(key, value!);
+  else store.add(key);
+  if (store.size > REMEMBERED_CHANNELS) store.delete(store.keys().next().value as K);
+}
+
 export interface DiscordSurfaceOptions {
   /** The bot token. */
   token: string;
@@ -184,7 +195,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
       );
     }
     const { major } = routeParts(key);
-    if (major !== 'global') spaceOfChannel.set(major, space);
+    if (major !== 'global') remember(spaceOfChannel, major, space);
     rateLimits.reserve(key);
     try {
       return await run();
@@ -247,7 +258,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     } catch (error) {
       const code = discordCodeOf((error as SurfaceError).details?.cause);
       if (code === DiscordCode.ThreadAlreadyExists) {
-        knownThreads.add(threadId);
+        remember(knownThreads, threadId);
         return threadId;
       }
       // No threads here (a DM, a forum or media channel), or the person's message is gone: top level.
@@ -258,7 +269,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
       }
       throw error;
     }
-    knownThreads.add(threadId);
+    remember(knownThreads, threadId);
     return threadId;
   }
 

@@ -178,3 +178,17 @@ describe('createInvalidRequestGuard', () => {
     expect(() => createInvalidRequestGuard({ now: clock.now, spaceLimit: 0 })).toThrow(/spaceLimit/);
   });
 });
+
+describe('createRateLimitTracker: memory', () => {
+  it('forgets buckets that have reset once it tracks more than 10,000', () => {
+    const clock = fakeClock();
+    const tracker = createRateLimitTracker({ now: clock.now });
+    const route = (i: number) => `POST /channels/${String(1_100_000_000_000_000_000n + BigInt(i))}/messages`;
+    for (let i = 0; i <= 10_000; i += 1) tracker.observe(route(i), 200, bucketHeaders('b', 5, 4, 1));
+    expect(tracker.bucketOf(route(0))).toBeDefined();
+    clock.advance(1000);
+    tracker.observe(route(10_001), 200, bucketHeaders('b', 5, 4, 1));
+    expect(tracker.bucketOf(route(0))).toBeUndefined();
+    expect(tracker.bucketOf(route(10_001))).toMatchObject({ remaining: 4 });
+  });
+});
