@@ -38,7 +38,14 @@ import type {
   FrameState,
   SurfaceFrame,
 } from '../../surfaces/frame.js';
-import type { PolicyCard } from '../../surfaces/surface.js';
+
+/** A policy card as requests carried it before frames crossed the port (`card` beside `text`). */
+export interface LegacyPolicyCard {
+  requestId: string;
+  title: string;
+  command: string;
+  args?: string[];
+}
 
 /** https://discord.com/developers/docs/resources/message#create-message and …/components/reference */
 export const DISCORD_LIMITS = {
@@ -307,7 +314,7 @@ export function renderFrame(frame: SurfaceFrame, opts: RenderOptions): DiscordMe
 }
 
 /** The pre-frame policy card as a frame card: approve or reject. */
-export function policyFrameCard(card: PolicyCard): FrameCard {
+export function policyFrameCard(card: LegacyPolicyCard): FrameCard {
   const command = [card.command, ...(card.args ?? [])].join(' ');
   return {
     kind: 'policy',

@@ -56,6 +56,7 @@ import {
 import {
   type DiscordMessageBody,
   DiscordRenderError,
+  type LegacyPolicyCard,
   type LogStyle,
   policyFrameCard,
   renderFrame,
@@ -220,6 +221,19 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
   }
 
   /**
+   * A request without a frame (as the runtime sent them before frames
+   * crossed the port): its pre-rendered `text` shown literally, or its
+   * policy `card`.
+   */
+  function legacyBody(req: object): DiscordMessageBody {
+    const { text, card } = req as { text?: unknown; card?: LegacyPolicyCard };
+    if (card) return renderFrame({ kind: 'card', card: policyFrameCard(card) }, { logStyle });
+    if (typeof text !== 'string')
+      throw new SurfaceError('invalid', 'a Discord post or edit needs a frame (or text)');
+    return renderPlainText(text);
+  }
+
+  /**
    * The thread channel a threaded post goes in, starting it on the person's
    * message when needed; undefined when the channel has no threads (the
    * post goes top level).
@@ -328,7 +342,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
       // Discord edits address the channel the message is in: its thread, when it has one.
       const channel = req.threadId === undefined ? parent : snowflake(req.threadId, 'thread');
       const messageId = snowflake(req.messageId, 'message');
-      const body = bodyOf(req.frame, () => renderPlainText(req.text));
+      const body = bodyOf(req.frame, () => legacyBody(req));
       const patch: RESTPatchAPIChannelMessageJSONBody = {
         // Components V2 needs content cleared (an upgrade from content must set it null).
         content: body.content,

@@ -16,7 +16,8 @@ import {
   type DiscordSurface,
   type DiscordSurfaceOptions,
 } from '../../../src/platforms/discord/index.js';
-import type { SurfaceError } from '../../../src/surfaces/surface.js';
+import type { SurfaceFrame } from '../../../src/surfaces/frame.js';
+import type { EditRequest, PostRequest, SurfaceError } from '../../../src/surfaces/surface.js';
 import { emulatorInspection } from '../../surfaces/gchat/harness.js';
 
 export const START_MS = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -98,3 +99,18 @@ export async function rejection(call: Promise<unknown>): Promise<SurfaceError> {
   }
   throw new Error('expected the call to fail, but it succeeded');
 }
+
+/** Request fields as tests write them: a frame, or the pre-frame `text` (and policy `card`) the surface still reads. */
+type RequestFields<T> = Omit<T, 'text' | 'frame' | 'card'> & {
+  frame?: SurfaceFrame;
+  text?: string;
+  card?: { requestId: string; title: string; command: string; args?: string[] };
+};
+
+/** A post request, whether or not the port still carries `text` beside `frame`. */
+export const postReq = (fields: RequestFields<PostRequest>): PostRequest =>
+  ({ text: '', ...fields }) as PostRequest;
+
+/** An edit request, whether or not the port still carries `text` beside `frame`. */
+export const editReq = (fields: RequestFields<EditRequest>): EditRequest =>
+  ({ text: '', ...fields }) as EditRequest;

@@ -10,6 +10,8 @@ import type { FrameLine, SurfaceFrame } from '../../../src/surfaces/frame.js';
 import {
   CHANNEL,
   type DiscordSurfaceHarness,
+  editReq,
+  postReq,
   rejection,
   SPACE,
   startDiscordSurfaceHarness,
@@ -44,17 +46,19 @@ const log = (lines: FrameLine[], state: 'running' | 'done' = 'running'): Surface
 
 describe('discord surface: the error taxonomy', () => {
   it('10008 (an edit of a deleted message) → not-found', async () => {
-    const posted = await h.surface.post({ space: SPACE, text: 'v1' });
+    const posted = await h.surface.post(postReq({ space: SPACE, text: 'v1' }));
     await h.personDeletes(posted.messageId);
-    const error = await rejection(h.surface.edit({ space: SPACE, messageId: posted.messageId, text: 'v2' }));
+    const error = await rejection(
+      h.surface.edit(editReq({ space: SPACE, messageId: posted.messageId, text: 'v2' })),
+    );
     expect(error).toMatchObject({ kind: 'not-found', details: { status: 404, code: 10008 } });
     expect(error.message).toMatch(/edit message in discord:1800000000000000001: HTTP 404 10008/);
   });
 
   it('429 → rate-limited with retryAfterMs from Retry-After; the headers then hold the route back without a call', async () => {
-    const posted = await h.surface.post({ space: SPACE, text: 'v1' });
+    const posted = await h.surface.post(postReq({ space: SPACE, text: 'v1' }));
     await h.faults([{ op: 'update', status: 429, times: 1, retryAfterS: 2 }]);
-    const edit = () => h.surface.edit({ space: SPACE, messageId: posted.messageId, text: 'v2' });
+    const edit = () => h.surface.edit(editReq({ space: SPACE, messageId: posted.messageId, text: 'v2' }));
     const error = await rejection(edit());
     expect(error).toMatchObject({ kind: 'rate-limited', details: { status: 429, code: 'user' } });
     expect(error.retryAfterMs).toBeGreaterThanOrEqual(2000);
@@ -69,8 +73,8 @@ describe('discord surface: the error taxonomy', () => {
   });
 
   it('5xx → transient; 403 → forbidden; 400 → invalid (the client neither retries nor queues)', async () => {
-    const posted = await h.surface.post({ space: SPACE, text: 'v1' });
-    const edit = () => h.surface.edit({ space: SPACE, messageId: posted.messageId, text: 'v2' });
+    const posted = await h.surface.post(postReq({ space: SPACE, text: 'v1' }));
+    const edit = () => h.surface.edit(editReq({ space: SPACE, messageId: posted.messageId, text: 'v2' }));
     await h.faults([{ op: 'update', status: 500, times: 1 }]);
     expect(await rejection(edit())).toMatchObject({ kind: 'transient', details: { status: 500 } });
     await h.faults([{ op: 'update', status: 403, times: 1 }]);
@@ -86,18 +90,22 @@ describe('discord surface: the error taxonomy', () => {
 
   it('401 → forbidden, and the client (which forgets a refused token) keeps saying so', async () => {
     await h.faults([{ op: 'create', status: 401, times: 1 }]);
-    expect(await rejection(h.surface.post({ space: SPACE, text: 'x' }))).toMatchObject({
+    expect(await rejection(h.surface.post(postReq({ space: SPACE, text: 'x' })))).toMatchObject({
       kind: 'forbidden',
       details: { status: 401 },
     });
-    expect(await rejection(h.surface.post({ space: SPACE, text: 'x' }))).toMatchObject({ kind: 'forbidden' });
+    expect(await rejection(h.surface.post(postReq({ space: SPACE, text: 'x' })))).toMatchObject({
+      kind: 'forbidden',
+    });
   });
 
   it('a bad space or id → invalid, before any call', async () => {
-    expect(await rejection(h.surface.post({ space: 'discord:general', text: 'x' }))).toMatchObject({
+    expect(await rejection(h.surface.post(postReq({ space: 'discord:general', text: 'x' })))).toMatchObject({
       kind: 'invalid',
     });
-    expect(await rejection(h.surface.edit({ space: SPACE, messageId: 'abc', text: 'x' }))).toMatchObject({
+    expect(
+      await rejection(h.surface.edit(editReq({ space: SPACE, messageId: 'abc', text: 'x' }))),
+    ).toMatchObject({
       kind: 'invalid',
     });
     expect(h.calls()).toEqual([]);
@@ -106,22 +114,24 @@ describe('discord surface: the error taxonomy', () => {
   it('an aborted call rejects with an AbortError; an already aborted one sends nothing', async () => {
     const controller = new AbortController();
     controller.abort();
-    const error = await rejection(h.surface.post({ space: SPACE, text: 'x' }, { signal: controller.signal }));
+    const error = await rejection(
+      h.surface.post(postReq({ space: SPACE, text: 'x' }), { signal: controller.signal }),
+    );
     expect((error as unknown as Error).name).toBe('AbortError');
     expect(h.calls()).toEqual([]);
 
     const inFlight = new AbortController();
-    const call = h.surface.post({ space: SPACE, text: 'y' }, { signal: inFlight.signal });
+    const call = h.surface.post(postReq({ space: SPACE, text: 'y' }), { signal: inFlight.signal });
     inFlight.abort();
     expect(((await rejection(call)) as unknown as Error).name).toBe('AbortError');
     // The surface still works.
-    await expect(h.surface.post({ space: SPACE, text: 'z' })).resolves.toMatchObject({});
+    await expect(h.surface.post(postReq({ space: SPACE, text: 'z' }))).resolves.toMatchObject({});
   });
 });
 
 describe('discord surface: idempotent create', () => {
   it('a retry with the same client id (after a lost answer) returns the first message: no duplicate', async () => {
-    const req = { space: SPACE, text: 'the log', clientId: 'turn-1:log:0' };
+    const req = postReq({ space: SPACE, text: 'the log', clientId: 'turn-1:log:0' });
     const first = await h.surface.post(req);
     // A restarted process retries the same create.
     const again = await h.freshSurface().post(req);
@@ -132,7 +142,7 @@ describe('discord surface: idempotent create', () => {
     expect(creates[0]!.details).toMatchObject({ enforceNonce: true });
     expect(String(creates[0]!.details?.nonce)).toHaveLength(25);
     // Another client id is another message.
-    await h.surface.post({ ...req, clientId: 'turn-1:log:1' });
+    await h.surface.post(postReq({ ...req, clientId: 'turn-1:log:1' }));
     expect(await h.messages()).toHaveLength(2);
   });
 });
@@ -140,13 +150,15 @@ describe('discord surface: idempotent create', () => {
 describe('discord surface: threads', () => {
   it("starts a thread on the person's message (auto-archive a day) and posts the log in it, notifying once", async () => {
     const person = await h.personPosts('please fix the build');
-    const posted = await h.surface.post({
-      space: SPACE,
-      text: 'log',
-      frame: log([line('Bash: npm test')]),
-      thread: { rootMessageId: person.messageId },
-      clientId: 't1:0',
-    });
+    const posted = await h.surface.post(
+      postReq({
+        space: SPACE,
+        text: 'log',
+        frame: log([line('Bash: npm test')]),
+        thread: { rootMessageId: person.messageId },
+        clientId: 't1:0',
+      }),
+    );
     expect(posted.threadId).toBe(person.messageId);
     const [thread, create] = h.calls();
     expect(thread).toMatchObject({
@@ -158,14 +170,16 @@ describe('discord surface: threads', () => {
     expect(create).toMatchObject({ op: 'create', status: 200, thread: person.messageId, notifies: true });
 
     // A rollover in the same turn: silent, straight into the known thread.
-    const rollover = await h.surface.post({
-      space: SPACE,
-      text: 'log 2',
-      frame: log([line('Read: a.ts')]),
-      thread: { rootMessageId: person.messageId, threadId: posted.threadId! },
-      silent: true,
-      clientId: 't1:1',
-    });
+    const rollover = await h.surface.post(
+      postReq({
+        space: SPACE,
+        text: 'log 2',
+        frame: log([line('Read: a.ts')]),
+        thread: { rootMessageId: person.messageId, threadId: posted.threadId! },
+        silent: true,
+        clientId: 't1:1',
+      }),
+    );
     expect(rollover.threadId).toBe(person.messageId);
     const last = h.calls().at(-1)!;
     expect(last).toMatchObject({ op: 'create', notifies: false, thread: person.messageId });
@@ -175,13 +189,15 @@ describe('discord surface: threads', () => {
 
   it('160004 (the thread exists, e.g. after a restart) → reuses it: thread id = message id', async () => {
     const person = await h.personPosts('hello');
-    await h.surface.post({ space: SPACE, text: 'one', thread: { rootMessageId: person.messageId } });
+    await h.surface.post(postReq({ space: SPACE, text: 'one', thread: { rootMessageId: person.messageId } }));
     const restarted = h.freshSurface();
-    const posted = await restarted.post({
-      space: SPACE,
-      text: 'two',
-      thread: { rootMessageId: person.messageId },
-    });
+    const posted = await restarted.post(
+      postReq({
+        space: SPACE,
+        text: 'two',
+        thread: { rootMessageId: person.messageId },
+      }),
+    );
     expect(posted.threadId).toBe(person.messageId);
     expect(h.calls().map((c) => [c.op, c.status])).toEqual([
       ['thread', 201],
@@ -200,11 +216,13 @@ describe('discord surface: threads', () => {
     });
     try {
       const person = await dmHarness.personPosts('hi', { space: dm });
-      const posted = await dmHarness.surface.post({
-        space: `discord:${dm}`,
-        text: 'answer',
-        thread: { rootMessageId: person.messageId },
-      });
+      const posted = await dmHarness.surface.post(
+        postReq({
+          space: `discord:${dm}`,
+          text: 'answer',
+          thread: { rootMessageId: person.messageId },
+        }),
+      );
       expect(posted.threadId).toBeUndefined();
       expect(dmHarness.calls().map((c) => [c.op, c.status, c.thread])).toEqual([
         ['thread', 400, person.messageId],
@@ -217,18 +235,22 @@ describe('discord surface: threads', () => {
 
   it('an edit in an archived thread (50083) unarchives it and goes on', async () => {
     const person = await h.personPosts('go');
-    const posted = await h.surface.post({
-      space: SPACE,
-      text: 'v1',
-      thread: { rootMessageId: person.messageId },
-    });
+    const posted = await h.surface.post(
+      postReq({
+        space: SPACE,
+        text: 'v1',
+        thread: { rootMessageId: person.messageId },
+      }),
+    );
     h.emulator.archiveThread(posted.threadId!);
-    await h.surface.edit({
-      space: SPACE,
-      messageId: posted.messageId,
-      threadId: posted.threadId!,
-      text: 'v2',
-    });
+    await h.surface.edit(
+      editReq({
+        space: SPACE,
+        messageId: posted.messageId,
+        threadId: posted.threadId!,
+        text: 'v2',
+      }),
+    );
     const calls = h.calls().slice(-4);
     expect(calls.map((c) => [c.method, c.op, c.status])).toEqual([
       ['PATCH', 'other', 200],
@@ -243,23 +265,27 @@ describe('discord surface: threads', () => {
 
 describe('discord surface: what the person sees', () => {
   it('the log as Components V2: coloured Container, headline with elapsed time, lines; edited to done', async () => {
-    const posted = await h.surface.post({
-      space: SPACE,
-      text: 'fallback',
-      frame: log([line('Bash: npm test', { status: 'pending' })]),
-    });
+    const posted = await h.surface.post(
+      postReq({
+        space: SPACE,
+        text: 'fallback',
+        frame: log([line('Bash: npm test', { status: 'pending' })]),
+      }),
+    );
     const created = h.calls().at(-1)!;
     expect(created.details).toMatchObject({ flags: V2, allowedMentions: { parse: [] } });
     expect((await h.messages())[0].text).toBe(
       '**⏳ Running** · Fix the build · 1m 05s\n`12:00:01` ⏳ Bash: npm test',
     );
 
-    await h.surface.edit({
-      space: SPACE,
-      messageId: posted.messageId,
-      text: 'fallback',
-      frame: log([line('Bash: npm test')], 'done'),
-    });
+    await h.surface.edit(
+      editReq({
+        space: SPACE,
+        messageId: posted.messageId,
+        text: 'fallback',
+        frame: log([line('Bash: npm test')], 'done'),
+      }),
+    );
     expect(h.calls().at(-1)).toMatchObject({
       op: 'update',
       status: 200,
@@ -270,7 +296,7 @@ describe('discord surface: what the person sees', () => {
 
   it('a frame far over the limits is still accepted by Discord (≤ 40 components, ≤ 4,000 chars)', async () => {
     const lines = Array.from({ length: 800 }, (_, i) => line(`tool call ${i} ${'x'.repeat(80)}`));
-    await h.surface.post({ space: SPACE, text: 'x', frame: log(lines) });
+    await h.surface.post(postReq({ space: SPACE, text: 'x', frame: log(lines) }));
     expect(h.calls().at(-1)).toMatchObject({ op: 'create', status: 200 });
     const [message] = await h.messages();
     expect([...message.text].length).toBeLessThanOrEqual(4000);
@@ -280,25 +306,29 @@ describe('discord surface: what the person sees', () => {
   it('logStyle text: plain content within 2,000 chars', async () => {
     const surface = h.freshSurface({ logStyle: 'text' });
     const lines = Array.from({ length: 300 }, (_, i) => line(`step ${i}`));
-    await surface.post({ space: SPACE, text: 'x', frame: log(lines) });
+    await surface.post(postReq({ space: SPACE, text: 'x', frame: log(lines) }));
     expect(h.calls().at(-1)).toMatchObject({ op: 'create', status: 200, details: { flags: 0 } });
     expect([...(await h.messages())[0].text].length).toBeLessThanOrEqual(2000);
   });
 
   it('a policy card shows its title, command and buttons; the answer (prose) is a new notifying message', async () => {
     const person = await h.personPosts('deploy');
-    await h.surface.post({
-      space: SPACE,
-      text: 'Approve? rm -rf /tmp/x',
-      card: { requestId: 'req-1', title: 'Run a command?', command: 'rm', args: ['-rf', '/tmp/x'] },
-      thread: { rootMessageId: person.messageId },
-    });
-    await h.surface.post({
-      space: SPACE,
-      text: 'Done',
-      frame: { kind: 'prose', markdown: '**Deployed.** Logs: [here](https://example.com/logs)' },
-      thread: { rootMessageId: person.messageId },
-    });
+    await h.surface.post(
+      postReq({
+        space: SPACE,
+        text: 'Approve? rm -rf /tmp/x',
+        card: { requestId: 'req-1', title: 'Run a command?', command: 'rm', args: ['-rf', '/tmp/x'] },
+        thread: { rootMessageId: person.messageId },
+      }),
+    );
+    await h.surface.post(
+      postReq({
+        space: SPACE,
+        text: 'Done',
+        frame: { kind: 'prose', markdown: '**Deployed.** Logs: [here](https://example.com/logs)' },
+        thread: { rootMessageId: person.messageId },
+      }),
+    );
     const [, card, answer] = await h.messages();
     expect(card).toMatchObject({
       text: '🔐 **Run a command?**\n```\nrm -rf /tmp/x\n```',
@@ -319,15 +349,19 @@ describe('discord surface: what the person sees', () => {
   it('hostile text pings no one and forms no mention or masked link, on create and on edit', async () => {
     const hostile =
       '@everyone @here <@123456789012345678> <@!123456789012345678> <@&987654321098765432> [login](https://evil.example)';
-    const posted = await h.surface.post({ space: SPACE, text: hostile, frame: log([line(hostile)]) });
-    await h.surface.edit({
-      space: SPACE,
-      messageId: posted.messageId,
-      text: hostile,
-      frame: log([line(hostile), line(hostile)]),
-    });
-    const plain = await h.surface.post({ space: SPACE, text: hostile });
-    await h.surface.edit({ space: SPACE, messageId: plain.messageId, text: hostile });
+    const posted = await h.surface.post(
+      postReq({ space: SPACE, text: hostile, frame: log([line(hostile)]) }),
+    );
+    await h.surface.edit(
+      editReq({
+        space: SPACE,
+        messageId: posted.messageId,
+        text: hostile,
+        frame: log([line(hostile), line(hostile)]),
+      }),
+    );
+    const plain = await h.surface.post(postReq({ space: SPACE, text: hostile }));
+    await h.surface.edit(editReq({ space: SPACE, messageId: plain.messageId, text: hostile }));
     for (const call of h.calls()) {
       expect(call.mentions).toEqual([]);
       expect(call.details).toMatchObject({ allowedMentions: { parse: [] } });
@@ -341,9 +375,9 @@ describe('discord surface: limits and Discord-only errors', () => {
   it("paces from the emulator's headers: the 6th post in 5 s is refused unsent, with the wait the headers gave", async () => {
     const limited = await startDiscordSurfaceHarness();
     try {
-      for (let i = 0; i < 5; i += 1) await limited.surface.post({ space: SPACE, text: `m${i}` });
+      for (let i = 0; i < 5; i += 1) await limited.surface.post(postReq({ space: SPACE, text: `m${i}` }));
       limited.clock.increment(1000);
-      const error = await rejection(limited.surface.post({ space: SPACE, text: 'm5' }));
+      const error = await rejection(limited.surface.post(postReq({ space: SPACE, text: 'm5' })));
       expect(error).toMatchObject({ kind: 'rate-limited', retryAfterMs: 4000 });
       expect(limited.calls().filter((c) => c.status === 429)).toEqual([]);
       expect(limited.calls()).toHaveLength(5);
@@ -351,16 +385,18 @@ describe('discord surface: limits and Discord-only errors', () => {
       limited.clock.increment(4000);
       expect(limited.surface.rateLimits.waitMsFor(`POST /channels/${CHANNEL}/messages`)).toBe(0);
       // The emulator agrees (a fresh client: discord.js' own bucket state runs on the real clock).
-      await limited.freshSurface().post({ space: SPACE, text: 'm5' });
+      await limited.freshSurface().post(postReq({ space: SPACE, text: 'm5' }));
     } finally {
       await limited.close();
     }
   });
 
   it('30046 (a log message over an hour old) → DiscordEditWindowError: not-found, so the turn rolls over', async () => {
-    const posted = await h.surface.post({ space: SPACE, text: 'v1' });
+    const posted = await h.surface.post(postReq({ space: SPACE, text: 'v1' }));
     h.clock.increment(60 * 60_000 + 1);
-    const error = await rejection(h.surface.edit({ space: SPACE, messageId: posted.messageId, text: 'v2' }));
+    const error = await rejection(
+      h.surface.edit(editReq({ space: SPACE, messageId: posted.messageId, text: 'v2' })),
+    );
     expect(error).toBeInstanceOf(DiscordEditWindowError);
     expect(error).toMatchObject({ kind: 'not-found', details: { code: 'edit-window-closed' } });
     expect(h.surface.capabilities.maxEditableAgeMs).toBeLessThan(60 * 60_000);
@@ -378,15 +414,17 @@ describe('discord surface: limits and Discord-only errors', () => {
     const surface = h.freshSurface({ invalidRequests: { spaceLimit: 3 } });
     await h.faults([{ op: 'create', status: 403, times: 3 }]);
     for (let i = 0; i < 3; i += 1) {
-      expect(await rejection(surface.post({ space: SPACE, text: 'x' }))).toMatchObject({ kind: 'forbidden' });
+      expect(await rejection(surface.post(postReq({ space: SPACE, text: 'x' })))).toMatchObject({
+        kind: 'forbidden',
+      });
     }
     const sent = h.calls().length;
-    const stopped = await rejection(surface.post({ space: SPACE, text: 'x' }));
+    const stopped = await rejection(surface.post(postReq({ space: SPACE, text: 'x' })));
     expect(stopped).toMatchObject({ kind: 'forbidden', details: { code: 'invalid-request-limit' } });
     expect(stopped.message).toMatch(/stopped writing to discord:1800000000000000001: 3 invalid requests/);
     expect(h.calls()).toHaveLength(sent);
     // Another space is still written to.
-    await surface.post({ space: 'discord:1800000000000000002', text: 'ok' });
+    await surface.post(postReq({ space: 'discord:1800000000000000002', text: 'ok' }));
   });
 
   it('is built by the descriptor from its config section', async () => {
@@ -394,7 +432,7 @@ describe('discord surface: limits and Discord-only errors', () => {
     expect(config).toMatchObject({ gateway: false, logStyle: 'components' });
     const surface = discordPlatform.createSurface(config, { now: () => h.clock.now() });
     expect(await surface.ready?.()).toBe(true);
-    await surface.post({ space: SPACE, text: 'hello' });
+    await surface.post(postReq({ space: SPACE, text: 'hello' }));
     expect(discordPlatform.spaceIdPattern.test(CHANNEL)).toBe(true);
     expect(discordPlatform.rateChannel(SPACE, '1')).toBe(`${SPACE}#1`);
     expect(() => discordPlatform.configSchema.parse({ token: 'env:1BAD' })).toThrow();
