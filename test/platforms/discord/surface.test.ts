@@ -4,6 +4,8 @@
 // message (160004 → reuse), silent rollovers, allowed_mentions on every create and edit, an edit of a
 // deleted message, an aborted call, Components V2 within limits, hostile text, limits from the headers,
 // 30046 → rollover, 50083 → unarchive, typing, the invalid-request guard.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DiscordEditWindowError, discordPlatform } from '../../../src/platforms/discord/index.js';
 import type { FrameLine, SurfaceFrame } from '../../../src/surfaces/frame.js';
@@ -436,5 +438,51 @@ describe('discord surface: limits and Discord-only errors', () => {
     expect(discordPlatform.spaceIdPattern.test(CHANNEL)).toBe(true);
     expect(discordPlatform.rateChannel(SPACE, '1')).toBe(`${SPACE}#1`);
     expect(() => discordPlatform.configSchema.parse({ token: 'env:1BAD' })).toThrow();
+  });
+});
+
+describe('discord surface: a create whose answer is lost', () => {
+  it('fails transient; the retry with the same client id returns the message the lost call made', async () => {
+    // A proxy that forwards every call but cuts the connection instead of answering the first create.
+    let cut = false;
+    const proxy = createServer(async (incoming, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of incoming) chunks.push(chunk as Buffer);
+      const upstream = await fetch(`${h.emulator.url}${incoming.url}`, {
+        method: incoming.method!,
+        headers: Object.fromEntries(
+          Object.entries(incoming.headers).filter(([name]) => name !== 'host' && name !== 'content-length'),
+        ) as Record<string, string>,
+        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+      });
+      const body = await upstream.text();
+      if (!cut && incoming.method === 'POST' && incoming.url!.endsWith('/messages')) {
+        cut = true;
+        res.socket?.destroy();
+        return;
+      }
+      res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      const surface = h.freshSurface({ apiUrl: `http://127.0.0.1:${port}` });
+      const req = postReq({ space: SPACE, text: 'log', frame: log([line('a')]), clientId: 'turn-9:log:0' });
+      expect(await rejection(surface.post(req))).toMatchObject({ kind: 'transient' });
+      // The emulator made the message; the answer never came back.
+      expect(await h.messages()).toHaveLength(1);
+      const retried = await surface.post(req);
+      expect(await h.messages()).toEqual([expect.objectContaining({ id: retried.messageId })]);
+      expect(
+        h
+          .calls()
+          .filter((c) => c.op === 'create')
+          .map((c) => c.details?.nonceReplay ?? false),
+      ).toEqual([false, true]);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 });
