@@ -18,19 +18,7 @@ import {
 } from '../../../src/platforms/discord/index.js';
 import type { SurfaceFrame } from '../../../src/surfaces/frame.js';
 import type { EditRequest, PostRequest, SurfaceError } from '../../../src/surfaces/surface.js';
-
-/** POSTs to the emulator's inspection API (`/_emulator/<path>`), failing on any answer but 200. */
-function emulatorInspection(url: string): (path: string, body: unknown) => Promise<unknown> {
-  return async (path, body) => {
-    const res = await fetch(`${url}/_emulator/${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 200) throw new Error(`/_emulator/${path} answered ${res.status}: ${await res.text()}`);
-    return res.json();
-  };
-}
+import { emulatorInspection } from '../../surfaces/gchat/harness.js';
 
 export const START_MS = Date.UTC(2025, 0, 15, 12, 0, 0);
 export const CHANNEL = '1800000000000000001';
