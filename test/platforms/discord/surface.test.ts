@@ -7,7 +7,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DiscordEditWindowError, discordPlatform } from '../../../src/platforms/discord/index.js';
+import {
+  DiscordEditWindowError,
+  DiscordThreadArchivedError,
+  discordPlatform,
+} from '../../../src/platforms/discord/index.js';
 import type { FrameLine, SurfaceFrame } from '../../../src/surfaces/frame.js';
 import {
   CHANNEL,
@@ -262,6 +266,32 @@ describe('discord surface: threads', () => {
     ]);
     expect(calls[2]!.details).toMatchObject({ archived: false });
     expect((await h.messages()).at(-1)).toMatchObject({ text: 'v2' });
+  });
+  it('when the thread cannot be reopened, the edit fails not-found with the reason, and a new message reopens it', async () => {
+    const person = await h.personPosts('go');
+    const posted = await h.surface.post(
+      postReq({ space: SPACE, text: 'v1', thread: { rootMessageId: person.messageId } }),
+    );
+    h.emulator.archiveThread(posted.threadId!);
+    await h.faults([{ method: 'PATCH', path: `/\\/channels\\/${posted.threadId}$/`, status: 403, times: 1 }]);
+    const error = await rejection(
+      h.surface.edit(
+        editReq({ space: SPACE, messageId: posted.messageId, threadId: posted.threadId!, text: 'v2' }),
+      ),
+    );
+    expect(error).toBeInstanceOf(DiscordThreadArchivedError);
+    expect(error).toMatchObject({ kind: 'not-found', details: { code: 'thread-archived' } });
+    expect(error.message).toMatch(/is archived and could not be reopened \(.*HTTP 403 50013/);
+    const fresh = await h.surface.post(
+      postReq({
+        space: SPACE,
+        text: 'v2',
+        thread: { rootMessageId: person.messageId, threadId: posted.threadId! },
+        silent: true,
+      }),
+    );
+    expect(h.calls().at(-1)).toMatchObject({ op: 'create', status: 200, details: { unarchived: true } });
+    expect(fresh.threadId).toBe(posted.threadId);
   });
 });
 
