@@ -83,6 +83,12 @@ export interface RateLimitTrackerOptions {
   now: () => number;
   /** Requests per second in all (Discord's global limit for bots). Default 50. */
   globalPerSecond?: number;
+  /**
+   * Added to the global one-second window, for the clocks of two machines.
+   * Default 50 ms. (A request counts from when its answer arrives, which is
+   * after Discord counted it, so a window never ends early here.)
+   */
+  globalMarginMs?: number;
 }
 
 interface BucketState {
@@ -106,6 +112,7 @@ const MAX_BUCKETS = 10_000;
 
 export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimitTracker {
   const globalPerSecond = opts.globalPerSecond ?? 50;
+  const windowMs = GLOBAL_WINDOW_MS + (opts.globalMarginMs ?? 50);
   if (!(globalPerSecond > 0)) {
     throw new RangeError(`rate-limit tracker: globalPerSecond must be positive, got ${globalPerSecond}`);
   }
@@ -113,8 +120,12 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
   const hashes = new Map<string, string>();
   /** `hash-or-template:major` → state. */
   const buckets = new Map<string, BucketState>();
-  /** Send times within the last second, oldest first (the global limit). */
-  let sent: number[] = [];
+  /**
+   * Requests within the last global window (the global limit): stamped when
+   * sent, restamped when their answer comes back, so each counts until a
+   * window after Discord counted it.
+   */
+  let sent: { at: number; answered: boolean }[] = [];
   let globalUntil = 0;
 
   const keyOf = (route: Route) => {
@@ -123,8 +134,7 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
   };
 
   const pruneSent = (now: number) => {
-    const first = sent.findIndex((at) => at > now - GLOBAL_WINDOW_MS);
-    sent = first < 0 ? [] : sent.slice(first);
+    sent = sent.filter((request) => request.at > now - windowMs);
   };
 
   return {
@@ -133,7 +143,8 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
       pruneSent(now);
       let wait = Math.max(0, globalUntil - now);
       if (sent.length >= globalPerSecond) {
-        wait = Math.max(wait, sent[sent.length - globalPerSecond]! + GLOBAL_WINDOW_MS - now);
+        const times = sent.map((request) => request.at).sort((a, b) => a - b);
+        wait = Math.max(wait, times[times.length - globalPerSecond]! + windowMs - now);
       }
       const bucket = buckets.get(keyOf(route));
       if (bucket && bucket.remaining <= 0 && bucket.resetAt > now)
@@ -143,7 +154,7 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
     reserve(route) {
       const now = opts.now();
       pruneSent(now);
-      sent.push(now);
+      sent.push({ at: now, answered: false });
       const bucket = buckets.get(keyOf(route));
       if (!bucket) return;
       // The window passed: the bucket is full again (the answer will say until when).
@@ -152,6 +163,11 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
     },
     observe(route, status, headers) {
       const now = opts.now();
+      const request = sent.find((entry) => !entry.answered);
+      if (request) {
+        request.at = now;
+        request.answered = true;
+      }
       const { template } = routeParts(route);
       const hash = header(headers, 'X-RateLimit-Bucket');
       if (hash) hashes.set(template, hash);

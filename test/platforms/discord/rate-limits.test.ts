@@ -99,7 +99,7 @@ describe('createRateLimitTracker', () => {
 
   it('keeps to the global requests per second on its own count of calls sent', () => {
     const clock = fakeClock();
-    const tracker = createRateLimitTracker({ now: clock.now, globalPerSecond: 3 });
+    const tracker = createRateLimitTracker({ now: clock.now, globalPerSecond: 3, globalMarginMs: 0 });
     const route = (i: number) => `POST /channels/11000000000000000${10 + i}/messages`;
     for (let i = 0; i < 3; i += 1) {
       expect(tracker.waitMsFor(route(i))).toBe(0);
@@ -110,6 +110,23 @@ describe('createRateLimitTracker', () => {
     expect(tracker.waitMsFor(route(3))).toBe(700);
     clock.advance(700);
     expect(tracker.waitMsFor(route(3))).toBe(0);
+  });
+
+  it('counts a request from its answer (after Discord counted it) plus a margin, so the window never ends early', () => {
+    const clock = fakeClock();
+    const tracker = createRateLimitTracker({ now: clock.now, globalPerSecond: 2 });
+    const route = `POST /channels/${C1}/messages`;
+    tracker.reserve(route);
+    tracker.reserve(route);
+    clock.advance(300);
+    // The first answer arrives 300 ms after it was sent: its second starts now.
+    tracker.observe(route, 200, {});
+    expect(tracker.waitMsFor(route)).toBe(1000 + 50 - 300);
+    clock.advance(750);
+    // The second (still unanswered) left the window; the first, counted from its answer, has not.
+    expect(tracker.waitMsFor(route)).toBe(0);
+    tracker.reserve(route);
+    expect(tracker.waitMsFor(route)).toBe(300);
   });
 
   it('a full bucket after its reset is usable again without a new answer', () => {
