@@ -245,6 +245,11 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     title: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<string | undefined> {
+    // A person's message inside a thread: the thread exists (its id is not the message's); post in it.
+    const { rootMessageId, threadId: knownThread } = anchor;
+    if (knownThread !== undefined && rootMessageId !== undefined && knownThread !== rootMessageId) {
+      return snowflake(knownThread, 'thread');
+    }
     // A Discord thread started from a message has the message's id.
     const root = anchor.rootMessageId ?? anchor.threadId;
     if (root === undefined) {

@@ -215,6 +215,22 @@ describe('discord surface: threads', () => {
     expect(messages.filter((m: { thread: string | null }) => m.thread === person.messageId)).toHaveLength(2);
   });
 
+  it("a person's message inside an existing thread: the post goes in that thread, none is started", async () => {
+    const starter = await h.personPosts('first');
+    const reply = await h.personPosts('and in the thread', { threadId: starter.messageId });
+    expect(reply.threadId).toBe(starter.messageId);
+    expect(reply.messageId).not.toBe(starter.messageId);
+    const posted = await h.surface.post(
+      postReq({
+        space: SPACE,
+        text: 'log',
+        thread: { rootMessageId: reply.messageId, threadId: reply.threadId },
+      }),
+    );
+    expect(posted.threadId).toBe(starter.messageId);
+    expect(h.calls().map((c) => [c.op, c.status, c.thread])).toEqual([['create', 200, starter.messageId]]);
+  });
+
   it('where threads cannot be started (a DM: 50024) the post goes top level', async () => {
     const dm = '1800000000000000009';
     const dmHarness = await startDiscordSurfaceHarness({
