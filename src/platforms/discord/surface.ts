@@ -115,6 +115,15 @@ export interface DiscordSurface extends ChatSurface {
   readonly rateLimits: RateLimitTracker;
   readonly invalidRequests: InvalidRequestGuard;
   typing(req: { space: string; threadId?: string }, opts?: CallOpts): Promise<void>;
+  /**
+   * How long (ms) before this call would be admitted, by what Discord's
+   * headers said and the global limit: what the budget asks before it
+   * schedules a post, an edit or a typing indicator. 0: go.
+   */
+  waitMsFor(
+    call: 'post' | 'edit' | 'typing',
+    req: { space: string; threadId?: string; messageId?: string },
+  ): number;
 }
 
 function abortError(): DOMException {
@@ -409,6 +418,17 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
       await call(req.space, { method: 'POST', path: `/channels/${channel}/typing` }, 'typing', signal, () =>
         api.channels.showTyping(channel, signalOpt(signal)),
       );
+    },
+
+    waitMsFor(kind, req) {
+      const channel = req.threadId === undefined ? channelOf(req.space) : snowflake(req.threadId, 'thread');
+      const route =
+        kind === 'post'
+          ? `POST /channels/${channel}/messages`
+          : kind === 'typing'
+            ? `POST /channels/${channel}/typing`
+            : `PATCH /channels/${channel}/messages/${snowflake(req.messageId ?? '', 'message')}`;
+      return rateLimits.waitMsFor(route);
     },
 
     // https://discord.com/developers/docs/resources/user#get-current-user

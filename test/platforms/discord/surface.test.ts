@@ -430,6 +430,10 @@ describe('discord surface: limits and Discord-only errors', () => {
       expect(limited.calls().filter((c) => c.status === 429)).toEqual([]);
       expect(limited.calls()).toHaveLength(5);
       expect(limited.surface.rateLimits.waitMsFor(`POST /channels/${CHANNEL}/messages`)).toBe(4000);
+      // What the budget asks before scheduling: posts here wait, edits and other channels don't.
+      expect(limited.surface.waitMsFor('post', { space: SPACE })).toBe(4000);
+      expect(limited.surface.waitMsFor('post', { space: 'discord:1800000000000000002' })).toBe(0);
+      expect(limited.surface.waitMsFor('edit', { space: SPACE, messageId: '1800000000000000099' })).toBe(0);
       limited.clock.increment(4000);
       expect(limited.surface.rateLimits.waitMsFor(`POST /channels/${CHANNEL}/messages`)).toBe(0);
       // The emulator agrees (a fresh client: discord.js' own bucket state runs on the real clock).
