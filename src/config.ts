@@ -287,6 +287,6 @@ export function configJsonSchema(): Record<string, unknown> {
     ...z.toJSONSchema(turnlogConfigSchema, { io: 'input', target: 'draft-2020-12' }),
     title: 'turnlog config',
     description:
-      'The configuration of `turnlog serve --config FILE` (CONTRACTS.md §3). Every key has a default.',
+      'The configuration of `turnlog serve --config FILE` (docs/cli.md). Every key has a default except `platforms`: turnlog serve needs at least one platform.',
   };
 }

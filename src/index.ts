@@ -1,125 +1,120 @@
-/** turnlog: the library entry (CONTRACTS.md §5). */
+/**
+ * turnlog: the library entry. Its exports are the public API documented in
+ * docs/library.md; everything else under src/ is internal and may change.
+ */
 
-// The machines (pure definitions; implementations are provided by createRuntime).
-export { type BudgetMachine, type BudgetMachineContext, budgetMachine } from '../machines/budget.machine.js';
-export * from '../machines/budget.protocol.js';
-export {
-  type DeliveryContext,
-  type DeliveryInput,
-  type DeliveryOutput,
-  deliveryMachine,
-} from '../machines/delivery.machine.js';
-export { type RuntimeContext, type RuntimeEvent, runtimeMachine } from '../machines/runtime.machine.js';
-export {
-  type InboundAnchor,
-  type SpaceContext,
-  type SpaceEvent,
-  type SpaceInput,
-  type SpaceSettings,
-  spaceMachine,
-  type TurnRecord,
-} from '../machines/space.machine.js';
-export {
-  type DeadLetter,
-  type Frame,
-  type LogMessageRef,
-  type TurnContext,
-  type TurnEvent,
-  type TurnInput,
-  type TurnOutcome as TurnMachineOutcome,
-  type TurnSettings,
-  turnMachine,
-} from '../machines/turn.machine.js';
-export { type BudgetConfig, type BudgetInput, budgetDefaults, resolveBudgetConfig } from './budget/config.js';
-export { type BudgetImplementationsOptions, createBudgetImplementations } from './budget/implementations.js';
+// The machines (pure definitions; createRuntime provides their implementations).
+export { budgetMachine } from '../machines/budget.machine.js';
+export { deliveryMachine } from '../machines/delivery.machine.js';
+export { runtimeMachine } from '../machines/runtime.machine.js';
+export { spaceMachine } from '../machines/space.machine.js';
+export { turnMachine } from '../machines/turn.machine.js';
+export { createBudgetImplementations } from './budget/implementations.js';
+// Sending events: the HTTP and in-process clients.
 export * from './client/index.js';
+// The runtime and its configuration (docs/cli.md lists every key).
 export { type Clock, systemClock } from './clock.js';
 export {
   ConfigError,
   configJsonSchema,
-  LOG_LEVELS,
   loadConfig,
   resolveConfig,
-  resolveConfigSecrets,
   type TurnlogConfig,
   type TurnlogConfigInput,
-  turnlogConfigSchema,
 } from './config.js';
-export * from './events/index.js';
+// Run events: parse, redact, summarize (docs/events.md).
+export {
+  type ExitStatus,
+  type ParsedEvents,
+  type ParseResult,
+  PLATFORMS,
+  type Platform,
+  parseExitPrefix,
+  parseRunEvent,
+  parseRunEventBatch,
+  parseRunEvents,
+  prepareToolOutput,
+  type RejectedLine,
+  type RunEvent,
+  type RunEventOf,
+  type RunEventType,
+  redactAndCap,
+  redactRunEvent,
+  redactSecrets,
+  runEventSchema,
+  SPACE_PATTERN,
+  stripControl,
+  summarizeToolResult,
+  TurnSequencer,
+  type TurnSequencerOptions,
+} from './events/index.js';
+// Claude Code's stream-json → run events (what `turnlog replay --from claude-code` uses).
 export {
   type ClaudeCodeTranslationOptions,
   ClaudeCodeTranslator,
-  type TranslatedLine,
   translateClaudeCode,
 } from './ingest/claude-code.js';
+// Routing: where an event goes.
 export {
-  DEFAULT_MAX_LINE_LENGTH,
-  type NdjsonLine,
-  NdjsonLineTooLongError,
-  type NdjsonReadOptions,
-  openNdjsonInput,
-  readNdjsonLines,
-} from './ingest/ndjson.js';
-export {
-  type GchatCardV2,
-  POLICY_DECISION_ACTION,
-  renderGchatText,
-  renderPolicyCard,
-  renderPolicyFallbackText,
-} from './render/gchat.js';
-export { MENTION_BREAK, neutralizeBroadMentions } from './render/mentions.js';
-export * from './routing/index.js';
-export { createDeliveryImplementations } from './runtime/delivery.implementations.js';
-export { restorable } from './runtime/restorable.js';
-export { createSpaceImplementations, type SpaceImplementationDeps } from './runtime/space.implementations.js';
-export {
-  createTurnImplementations,
-  provideTurnMachine,
-  type TurnImplementationDeps,
-} from './runtime/turn.implementations.js';
+  type Destination,
+  type DestinationKind,
+  type RoutingFilters,
+  resolveSpaceRouting,
+  routeEvent,
+  type SpaceRoutingConfig,
+} from './routing/index.js';
+export { createSpaceImplementations } from './runtime/space.implementations.js';
+export { createTurnImplementations } from './runtime/turn.implementations.js';
 export {
   createRuntime,
   type IngestResult,
   type Runtime,
   type RuntimeLogger,
   type RuntimeOptions,
-  spaceSettingsFor,
   type TurnView,
 } from './runtime.js';
+// The daemon behind `turnlog serve` (docs/http-api.md).
+export { type Serve, type ServeOptions, type ServeShutdown, startServe } from './serve/index.js';
 export {
-  createSurfaces,
-  type IngestServer,
-  type IngestServerOptions,
-  type Serve,
-  type ServeOptions,
-  type ServeShutdown,
-  shutdownOnSignal,
-  startIngestServer,
-  startServe,
-} from './serve/index.js';
-export * from './store/index.js';
+  createMemoryStore,
+  createSqliteStore,
+  type SqliteStoreOptions,
+  type TurnlogStore,
+} from './store/index.js';
+// The ChatSurface port and the Google Chat surface (docs/platforms.md).
 export {
   CHAT_BOT_SCOPE,
   createGchatSurface,
-  GCHAT_CAPABILITIES,
   type GchatAuth,
   type GchatSurfaceOptions,
 } from './surfaces/gchat/index.js';
-export * from './surfaces/surface.js';
-export * from './turnlog/index.js';
 export {
-  type GenerateOptions,
-  type GenerateResult,
-  generateVisualizations,
-  type StaleReason,
-} from './viz/generate.js';
+  type ChatSurface,
+  type EditRequest,
+  isSurfaceError,
+  type PostedMessage,
+  type PostRequest,
+  type SurfaceCapabilities,
+  SurfaceError,
+  type SurfaceErrorKind,
+} from './surfaces/surface.js';
+// The turn log: one event → one line, lines → text that fits (docs/architecture.md).
 export {
-  createInspector,
-  createTraceInspector,
-  INSPECT_ENV,
-  type InspectCallback,
-  type InspectorOptions,
-  type TraceInspector,
-  type TraceLine,
-} from './viz/inspect.js';
-export { type MermaidOptions, machineToMermaid } from './viz/mermaid.js';
+  appendEntry,
+  type CondenseOpts,
+  type CondenseResult,
+  type CondenseStrategy,
+  condenseTurnLog,
+  createTurnLog,
+  type FormatOpts,
+  formatTurnLogEntry,
+  renderEntryLine,
+  renderTurnLog,
+  startNextMessage,
+  type TurnLogEntry,
+  type TurnLogEntryKind,
+  type TurnLogState,
+  truncateGraphemes,
+} from './turnlog/index.js';
+// Live inspection of the actors (TURNLOG_INSPECT).
+export { createTraceInspector, type InspectCallback } from './viz/inspect.js';

@@ -1,4 +1,8 @@
-/** turnlog/testing: tools for people testing their setup (CONTRACTS.md §5). */
+/**
+ * turnlog/testing: tools for people testing their setup (docs/library.md):
+ * the in-process memory surface, the loopback emulators, and the
+ * model-based testing kits of the turn and budget machines.
+ */
 
 export {
   DISCORD_DEFAULT_LIMITS,
@@ -28,64 +32,23 @@ export {
   type MemorySurface,
   type MemorySurfaceOptions,
 } from './surfaces/memory.js';
-export {
-  type BudgetDriver,
-  type BudgetTraceEntry,
-  checkBudgetTrace,
-  createBudgetDriver,
-  maxEditsInWindow,
-  transitionKey,
-} from './testing/budget-driver.js';
 export { type BudgetLoadOptions, type BudgetLoadReceipt, simulateBudgetLoad } from './testing/budget-load.js';
 export {
   type BudgetCommand,
-  type BudgetModelSnapshot,
   type BudgetReplay,
-  budgetMachineTransitionKeys,
   budgetModelCommands,
   budgetModelInput,
   budgetModelPaths,
-  createBudgetModelLogic,
   replayBudgetCommands,
-  serializeBudgetModelState,
 } from './testing/budget-model.js';
 export {
-  type CallResult,
-  createTurnDriver,
-  createTurnDriverFactory,
-  MODEL_HEADER,
-  type TurnDriver,
-  type TurnDriverOptions,
-  type TurnStart,
-  turnTransitionKey,
-} from './testing/turn-driver.js';
-export {
-  checkFinishedTurn,
-  checkTurnStep,
-  type FinishedTurn,
-  type TurnStep,
-  turnModelEntryTag,
-} from './testing/turn-invariants.js';
-export {
-  createTurnModelLogic,
-  createTurnReplayer,
   describeTurnCommands,
   replayTurnCommands,
-  resolveTurnModelConfig,
   runTurnModel,
-  serializeTurnModelState,
   type TurnCommand,
   type TurnModelConfig,
-  type TurnModelExercised,
   type TurnModelFailure,
   type TurnModelOptions,
   type TurnModelResult,
-  turnMachineStateIds,
-  turnMachineTransitionKeys,
-  turnModelEntry,
-  turnModelGraph,
-  turnModelSettings,
-  turnModelSituation,
-  turnRolloverTransitionKeys,
   turnTransitionsNotReachable,
 } from './testing/turn-model.js';

@@ -1,4 +1,5 @@
 /** `turnlog demo` (`npm start`). */
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { runDemo } from '../demo/run.js';
 import { CliError, type CliIo } from './io.js';
@@ -12,6 +13,9 @@ a scripted agent — two concurrent turns with ~40 tool calls in bursts, a
 log over, a secret in a tool output and a final answer. Prints progress,
 where to watch, and a summary read from the emulator's call log.
 
+On a terminal the page stays up after the summary until you press Enter (or
+Ctrl-C); without one (piped, CI) the demo ends after the summary.
+
 Options:
   --speed N     play the scenario N times faster (default 1)
   --keep        keep serving after the scenario, so you can send your own events (Ctrl-C stops)
@@ -19,7 +23,48 @@ Options:
   -h, --help    this help
 `;
 
-export async function runDemoCommand(argv: string[], io: CliIo): Promise<number> {
+/** What the demo reads besides its arguments (tests give their own). */
+export interface DemoContext {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+/**
+ * How the demo ends after its summary: `keep` serves until Ctrl-C (--keep);
+ * on a terminal `until-enter` keeps the page up until Enter or Ctrl-C, so the
+ * printed link works; without a terminal (piped, CI) it ends at once.
+ */
+export function demoEnding(options: { keep: boolean; stdinIsTTY: boolean }): 'keep' | 'until-enter' | 'end' {
+  if (options.keep) return 'keep';
+  return options.stdinIsTTY ? 'until-enter' : 'end';
+}
+
+/** Resolves on the first line read from `stdin` (Enter), at its end, or on SIGINT/SIGTERM; then stops reading it. */
+export function untilEnterOrSignal(
+  stdin: NodeJS.ReadableStream,
+  onSignal: (handler: () => void) => void,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    // terminal: false keeps the terminal in its normal mode, so Ctrl-C still raises SIGINT.
+    const lines = createInterface({ input: stdin, terminal: false });
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      // Closing the interface pauses stdin, so the process can exit.
+      lines.close();
+      resolve();
+    };
+    lines.once('line', finish);
+    lines.once('close', finish);
+    onSignal(finish);
+  });
+}
+
+export async function runDemoCommand(
+  argv: string[],
+  io: CliIo,
+  context: DemoContext = { stdin: process.stdin },
+): Promise<number> {
   let values: { speed?: string; keep?: boolean; port?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
@@ -47,14 +92,26 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
     throw new CliError(`--port must be an integer from 0 to 65535, got "${values.port}"`);
   }
+  const ending = demoEnding({ keep: values.keep === true, stdinIsTTY: context.stdin.isTTY === true });
   const summary = await runDemo({
     speed,
-    ...(values.keep
+    ...(ending === 'keep'
       ? { keep: true, untilStopped: () => new Promise<void>((resolve) => io.onSignal(resolve)) }
+      : {}),
+    ...(ending === 'until-enter'
+      ? {
+          holdPage: {
+            prompt: 'the page stays up: press Enter (or Ctrl-C) to end the demo',
+            until: () => untilEnterOrSignal(context.stdin, io.onSignal),
+          },
+        }
       : {}),
     ...(port !== undefined ? { port } : {}),
     out: io.out,
   });
-  const ok = summary.finalFramesLanded === summary.turns && summary.secretsLeaked === 0;
+  const ok =
+    summary.finalFramesLanded === summary.turns &&
+    summary.answersLanded === summary.answers &&
+    summary.secretsLeaked === 0;
   return ok ? 0 : 1;
 }

@@ -49,7 +49,8 @@ Options:
   -h, --help        this help
 
 Exit status: 0 when every event was accepted, 1 when some were not (or the
-input could not be read to its end), 2 for usage errors.
+input could not be read to its end), 2 for usage errors. A token the ingest
+refuses (401/403) stops the replay at once with one error, exit 1.
 
 Example:
   claude -p "fix the build" --output-format stream-json --verbose \\
@@ -75,6 +76,8 @@ interface ReplayPlan {
 interface Rejection {
   line: number;
   error: string;
+  /** Refused for the token: reported once for all, not line by line. */
+  token?: boolean;
 }
 
 export async function runReplay(
@@ -92,11 +95,19 @@ export async function runReplay(
 
   const rejections: Rejection[] = [];
   const lineOf = new WeakMap<object, number>();
+  // A token the ingest refuses will be refused for every line: stop at the first refusal, say it once.
+  let refusedToken: string | undefined;
   const client = createTurnlogClient({
     url: plan.to,
     maxBatch: plan.batch,
     ...(plan.token !== undefined ? { token: plan.token } : {}),
-    onRejected: (error) => rejections.push({ line: lineOf.get(error.event) ?? 0, error: error.message }),
+    onRejected: (error) => {
+      const line = lineOf.get(error.event) ?? 0;
+      if (error.status === 401 || error.status === 403) {
+        refusedToken ??= error.reason;
+        rejections.push({ line, error: error.message, token: true });
+      } else rejections.push({ line, error: error.message });
+    },
   });
   const source = openNdjsonInput(plan.input, context.stdin);
   let interrupted = false;
@@ -138,6 +149,7 @@ export async function runReplay(
   let readError: string | undefined;
   try {
     for await (const { line, text } of readNdjsonLines(source)) {
+      if (refusedToken !== undefined) break;
       progress(line);
       lastLine = line;
       if (translator) await take(translator.translate(line, text));
@@ -151,7 +163,7 @@ export async function runReplay(
     if (!interrupted) readError = error instanceof Error ? error.message : String(error);
   }
   // A Claude Code turn cut short (no result line) still ends, as stopped.
-  if (translator) await take(translator.finish(lastLine));
+  if (translator && refusedToken === undefined) await take(translator.finish(lastLine));
   await client.close();
 
   if (interrupted)
@@ -164,7 +176,15 @@ export async function runReplay(
       `turnlog replay: skipped ${total} ${total === 1 ? 'line' : 'lines'} of unknown type (${[...skipped.keys()].join(', ')})\n`,
     );
   }
-  printRejections(io, rejections);
+  if (refusedToken !== undefined) {
+    io.err(
+      `turnlog replay: the ingest refused the token (${refusedToken}): give the ingest's token with --token T or $TURNLOG_TOKEN; stopped at line ${lastLine}, nothing more was sent\n`,
+    );
+  }
+  printRejections(
+    io,
+    rejections.filter((r) => !r.token),
+  );
   const { sent, accepted } = client.counts;
   io.out(`${JSON.stringify({ sent, accepted, rejected: rejections.length })}\n`);
   return rejections.length === 0 && readError === undefined && !interrupted ? 0 : 1;

@@ -19,6 +19,8 @@ export class EventNotAcceptedError extends Error {
      * event): send it again with this id, and the ingest applies it at most once.
      */
     readonly eventId?: string,
+    /** The HTTP status the ingest answered with, when it answered (401: the token was refused). */
+    readonly status?: number,
   ) {
     super(
       `turnlog ${kind === 'rejected' ? 'rejected' : 'could not deliver'} ${describeEvent(event)}: ${reason}`,

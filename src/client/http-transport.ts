@@ -199,12 +199,12 @@ export class HttpTransport implements EventTransport {
     } else if (status === 413) {
       return { kind: 'too-large', reason };
     } else if (status === 401 || status === 403) {
-      this.refuse(batch, reason, 'rejected');
+      this.refuse(batch, reason, 'rejected', status);
     } else if (status === 408 || status === 429 || status >= 500) {
       const delayMs = retryAfterMs(response.headers.get('retry-after'));
       return { kind: 'retry', reason, ...(delayMs !== undefined ? { delayMs } : {}) };
     } else {
-      this.refuse(batch, reason, 'rejected');
+      this.refuse(batch, reason, 'rejected', status);
     }
     return { kind: 'settled' };
   }
@@ -234,9 +234,9 @@ export class HttpTransport implements EventTransport {
     if (accepted > 0) this.ledger.accepted(accepted);
   }
 
-  private refuse(batch: Queued[], reason: string, kind: 'rejected' | 'undelivered'): void {
+  private refuse(batch: Queued[], reason: string, kind: 'rejected' | 'undelivered', status?: number): void {
     for (const queued of batch)
-      this.ledger.notAccepted(new EventNotAcceptedError(queued.event, reason, kind, queued.eventId));
+      this.ledger.notAccepted(new EventNotAcceptedError(queued.event, reason, kind, queued.eventId, status));
   }
 
   private sleep(ms: number): Promise<void> {

@@ -1,8 +1,9 @@
 /**
  * The demo's live view of the emulated Google Chat space: top-level messages
  * with their thread replies under them, refreshed twice a second, each
- * message showing how often it was edited. Text is set with textContent, so
- * nothing in a message can run in the page.
+ * message showing how often it was edited, and a card with its title, text,
+ * buttons and fallback text. Text is set with textContent, so nothing in a
+ * message can run in the page.
  */
 export function demoPage(): string {
   return `<!doctype html>
@@ -18,6 +19,11 @@ export function demoPage(): string {
   .meta { color: #5f6368; font-size: 12px; margin-bottom: .3rem; }
   .text { white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 12.5px; }
   .edited { color: #1a73e8; }
+  .card { border: 1px solid #dadce0; border-radius: 6px; padding: .5rem .7rem; margin-top: .3rem; background: #f8f9fa; }
+  .card-title { font-weight: 600; }
+  .buttons { margin-top: .4rem; display: flex; gap: .4rem; }
+  .buttons button { font: inherit; border: 1px solid #1a73e8; color: #1a73e8; background: #fff; border-radius: 4px; padding: .15rem .6rem; }
+  .fallback { color: #5f6368; font-size: 12px; margin-top: .3rem; }
 </style>
 </head>
 <body>
@@ -56,10 +62,33 @@ export function demoPage(): string {
       edited.textContent = '  · edited ' + m.edits + '×';
       meta.append(edited);
     }
-    const text = document.createElement('div');
-    text.className = 'text';
-    text.textContent = m.text;
-    el.append(meta, text);
+    el.append(meta);
+    if (m.text) el.append(div('text', m.text));
+    // A card shows its title, its text and its buttons (they only show here: the demo has no one to click).
+    if (m.card || m.buttons) {
+      const card = div('card', '');
+      if (m.card && m.card.title) card.append(div('card-title', m.card.title));
+      if (m.card && m.card.text) card.append(div('text', m.card.text));
+      if (m.buttons) {
+        const buttons = div('buttons', '');
+        for (const b of m.buttons) {
+          const button = document.createElement('button');
+          button.disabled = true;
+          button.title = b.action;
+          button.textContent = b.label;
+          buttons.append(button);
+        }
+        card.append(buttons);
+      }
+      el.append(card);
+    }
+    if (m.fallbackText) el.append(div('fallback', 'fallback text: ' + m.fallbackText));
+    return el;
+  }
+  function div(className, text) {
+    const el = document.createElement('div');
+    el.className = className;
+    el.textContent = text;
     return el;
   }
   async function tick() {

@@ -4,14 +4,18 @@
  * real Google Chat surface (googleapis) pointed at the emulator, and a small
  * web page showing the emulated space live; replays the bundled scenario
  * through the HTTP ingest API; and prints a summary read from the emulator's
- * own call log. It ends by itself; `--keep` keeps it serving.
+ * own call log, once every turn has ended and every delivery has settled.
+ * It ends by itself (on a terminal the CLI first keeps the page up until
+ * Enter); `--keep` keeps it serving.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AnyActorRef } from 'xstate';
 import { startGchatEmulator } from '../emulators/gchat/index.js';
 import type { RecordedCall } from '../emulators/types.js';
+import type { Runtime } from '../runtime.js';
 import { startServe } from '../serve/index.js';
 import { demoPage } from './page.js';
 import { demoScenario, type Scenario } from './scenario.js';
@@ -28,6 +32,13 @@ export interface DemoOptions {
   out: (text: string) => void;
   /** Resolves when the person asks to stop (--keep). */
   untilStopped?: () => Promise<void>;
+  /**
+   * Without `keep`: after the summary, keep the page up until this resolves
+   * (on a terminal: until Enter or Ctrl-C), so its link is not dead. Absent: end at once.
+   */
+  holdPage?: { prompt: string; until: () => Promise<void> };
+  /** Called with the emulator's whole call log once serve has shut down (tests compare it to the summary). */
+  onClosed?: (calls: RecordedCall[]) => void;
   /** How long to wait for the turns to end after the scenario (ms). Default 60 s. */
   settleTimeoutMs?: number;
 }
@@ -41,7 +52,11 @@ export interface DemoSummary {
   notifications: number;
   rateLimited: number;
   turns: number;
+  /** Turns whose last log message's last write succeeded (from the call log). */
   finalFramesLanded: number;
+  /** The scenario's answers found in a successful create (from the call log). */
+  answersLanded: number;
+  answers: number;
   logMessages: number;
   secretsLeaked: number;
 }
@@ -116,18 +131,23 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     }
 
     const turnIds = scenario.turnIds;
-    const ended = await waitForTurns(serve.url, turnIds, opts.settleTimeoutMs ?? 60_000);
+    // Every figure comes from the call log, read once nothing is left to land: the turns
+    // have ended (their final frames are sent) and every delivery (answers, cards) has settled.
+    await waitForSettled(serve.runtime, turnIds, opts.settleTimeoutMs ?? 60_000);
     const summary = summarize(emulator.state.calls(), scenario, {
       sent,
       accepted,
-      ended,
-      turns: turnIds.length,
+      lastLogMessages: turnIds.map((id) => serve!.runtime.turn(id)?.logMessages.at(-1)?.messageId),
     });
     out(`\n${formatSummary(summary)}\n`);
     out(
       `  see the space as a person sees it: ${pageUrl} (or ${emulator.url}/_emulator/messages?space=${platformSpace})\n`,
     );
 
+    if (!opts.keep && opts.holdPage) {
+      out(`\n  ${opts.holdPage.prompt}\n`);
+      await opts.holdPage.until();
+    }
     if (opts.keep) {
       out(`\n  --keep: still serving. Send your own events:\n`);
       out(
@@ -140,44 +160,73 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
   } finally {
     await serve?.close();
     await new Promise<void>((resolve) => (page ? page.close(() => resolve()) : resolve()));
+    opts.onClosed?.(emulator.state.calls());
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function waitForTurns(url: string, turnIds: string[], timeoutMs: number): Promise<number> {
+/** Delivery actors (answers, cards, top-level entries) still at work in any space. */
+function deliveriesInFlight(runtime: Runtime): number {
+  let count = 0;
+  const spaces = Object.values(runtime.actor.getSnapshot().children ?? {}) as (AnyActorRef | undefined)[];
+  for (const space of spaces) {
+    const children = (space?.getSnapshot().children ?? {}) as Record<string, AnyActorRef | undefined>;
+    for (const [id, child] of Object.entries(children))
+      if (id.startsWith('delivery:') && child?.getSnapshot().status === 'active') count++;
+  }
+  return count;
+}
+
+/** Polls until every turn has ended and no delivery is in flight, or the time is up. */
+async function waitForSettled(runtime: Runtime, turnIds: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    let ended = 0;
-    for (const id of turnIds) {
-      const response = await fetch(`${url}/v1/turns/${encodeURIComponent(id)}`);
-      if (response.ok && ((await response.json()) as { state?: string }).state === 'ended') ended++;
-    }
-    if (ended === turnIds.length || Date.now() >= deadline) return ended;
-    await sleep(100);
+    const ended = turnIds.every((id) => runtime.turn(id)?.state === 'ended');
+    if ((ended && deliveriesInFlight(runtime) === 0) || Date.now() >= deadline) return;
+    await sleep(50);
   }
 }
 
-/** The numbers, read from the emulator's own record of every call. */
+/** The answers a scenario sends. */
+function answerTexts(scenario: Pick<Scenario, 'steps'>): string[] {
+  return scenario.steps.flatMap((step) =>
+    step.events.filter((e) => e.type === 'answer').map((e) => String(e.text)),
+  );
+}
+
+/**
+ * The numbers, read from the emulator's own record of every call.
+ * `lastLogMessages`: each turn's last log message id (undefined when it has none).
+ */
 export function summarize(
   calls: RecordedCall[],
-  scenario: Pick<Scenario, 'plantedSecret'>,
-  counts: { sent: number; accepted: number; ended: number; turns: number },
+  scenario: Pick<Scenario, 'plantedSecret' | 'steps'>,
+  counts: { sent: number; accepted: number; lastLogMessages: (string | undefined)[] },
 ): DemoSummary {
   const byApp = calls.filter((c) => c.op !== 'inbound' && c.op !== 'other');
   const ok = byApp.filter((c) => c.status < 300);
   const texts = calls.map((c) => `${c.text ?? ''}\n${JSON.stringify(c.details ?? {})}`);
+  const writes = byApp.filter((c) => c.op === 'create' || c.op === 'update');
+  const finalFrameLanded = (messageId: string | undefined) => {
+    const last = writes.filter((c) => c.messageId === messageId).at(-1);
+    return messageId !== undefined && last !== undefined && last.status < 300;
+  };
+  const answers = answerTexts(scenario);
+  const created = ok.filter((c) => c.op === 'create');
   return {
     eventsSent: counts.sent,
     eventsAccepted: counts.accepted,
     apiWrites: byApp.filter((c) => c.op === 'create' || c.op === 'update' || c.op === 'delete').length,
-    creates: ok.filter((c) => c.op === 'create').length,
+    creates: created.length,
     edits: ok.filter((c) => c.op === 'update').length,
     notifications: ok.filter((c) => c.notifies).length,
     rateLimited: byApp.filter((c) => c.status === 429).length,
-    turns: counts.turns,
-    finalFramesLanded: counts.ended,
-    logMessages: ok.filter((c) => c.op === 'create' && c.thread !== null).length,
+    turns: counts.lastLogMessages.length,
+    finalFramesLanded: counts.lastLogMessages.filter(finalFrameLanded).length,
+    answersLanded: answers.filter((answer) => created.some((c) => c.text?.includes(answer))).length,
+    answers: answers.length,
+    logMessages: created.filter((c) => c.thread !== null).length,
     secretsLeaked: texts.filter((t) => t.includes(scenario.plantedSecret) || t.includes('hunter2')).length,
   };
 }
@@ -191,6 +240,7 @@ export function formatSummary(s: DemoSummary): string {
     ['notifications (buzzes)', s.notifications],
     ['429s from the platform', s.rateLimited],
     ['final frames landed', `${s.finalFramesLanded}/${s.turns}`],
+    ['answers landed', `${s.answersLanded}/${s.answers}`],
     ['secrets leaked', s.secretsLeaked],
   ];
   return ['summary (from the emulator’s call log)', ...rows.map(([k, v]) => `  ${k.padEnd(28)} ${v}`)].join(

@@ -42,12 +42,25 @@ export interface LimitRule {
   windowS: number;
 }
 
+/** A button a person can press: `action` is what a click sends back to the app, `label` what it shows. */
+export interface EmulatedButton {
+  action: string;
+  label: string;
+}
+
 export interface EmulatedMessage {
   id: string;
   thread: string | null;
+  /** The message's own text field (empty for a card-only message). */
   text: string;
   createdAt: number;
   updatedAt: number | null;
   edits: number;
   deleted: boolean;
+  /** A card's (or blocks') content as a person sees it; absent on a plain text message. */
+  card?: { title: string | null; text: string };
+  /** The buttons a person can press (on cards, blocks or components); absent when there are none. */
+  buttons?: EmulatedButton[];
+  /** What the platform shows where the card cannot be (notifications, clients without cards). */
+  fallbackText?: string;
 }

@@ -159,8 +159,8 @@ describe('createTurnlogClient: what the ingest refuses is reported', () => {
     c.send({ type: 'inbound', space: SPACE, messageId: '1' });
     await c.flush();
     expect(s.requests.map((r) => r.status)).toEqual([401]);
-    expect(errors.map((e) => [e.kind, e.reason])).toEqual([
-      ['rejected', 'HTTP 401: missing or wrong bearer token'],
+    expect(errors.map((e) => [e.kind, e.reason, e.status])).toEqual([
+      ['rejected', 'HTTP 401: missing or wrong bearer token', 401],
     ]);
   });
 

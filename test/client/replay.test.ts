@@ -120,19 +120,30 @@ describe('turnlog replay: NDJSON run events', () => {
     expect(r.out).toBe('{"sent":0,"accepted":0,"rejected":105}\n');
   });
 
-  it('takes the token from --token, else TURNLOG_TOKEN; a wrong one is reported per line', async () => {
+  it('takes the token from --token, else TURNLOG_TOKEN', async () => {
     const s = await stub({ token: 'sesame' });
     const file = tempFile('events.ndjson', ndjson(started, ended));
     expect((await replay([file, '--to', s.url], context({ TURNLOG_TOKEN: 'sesame' }))).code).toBe(0);
+    expect((await replay([file, '--to', s.url, '--token', 'sesame'])).code).toBe(0);
+    expect(s.requests.map((r) => r.authorization)).toEqual(['Bearer sesame', 'Bearer sesame']);
+  });
+
+  it('a wrong token fails fast: one clear error, nothing more sent, exit 1', async () => {
+    const s = await stub({ token: 'sesame' });
+    const events = [started, ...Array.from({ length: 7 }, (_, i) => note(`n${i}`)), ended];
+    const file = tempFile('events.ndjson', ndjson(...events));
     const wrong = await replay(
-      [file, '--to', s.url, '--token', 'guess'],
+      [file, '--to', s.url, '--token', 'guess', '--batch', '2'],
       context({ TURNLOG_TOKEN: 'sesame' }),
     );
     expect(wrong.code).toBe(1);
-    expect(wrong.err).toContain(
-      'line 1: turnlog rejected turn_started of turn T1: HTTP 401: missing or wrong bearer token',
-    );
-    expect(s.requests.map((r) => r.authorization)).toEqual(['Bearer sesame', 'Bearer guess']);
+    const lines = wrong.err.trimEnd().split('\n');
+    expect(lines).toEqual([
+      `turnlog replay: the ingest refused the token (HTTP 401: missing or wrong bearer token): give the ingest's token with --token T or $TURNLOG_TOKEN; stopped at line 2, nothing more was sent`,
+    ]);
+    // The first request was refused; no other was made.
+    expect(s.requests.map((r) => [r.status, r.authorization])).toEqual([[401, 'Bearer guess']]);
+    expect(JSON.parse(wrong.out)).toEqual({ sent: 2, accepted: 0, rejected: 2 });
   });
 
   it('sends at most --batch events per request', async () => {

@@ -4,6 +4,8 @@
  * code with the CONTRACTS.md §5 exports, and the `turnlog` bin runs.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../cli/cli.helpers.js';
 
@@ -46,5 +48,31 @@ describe('the built package', () => {
   it('runs the turnlog bin', () => {
     const out = execFileSync(process.execPath, ['dist/src/cli/main.js', '--help'], { cwd: ROOT }).toString();
     expect(out).toContain('turnlog emulate');
+  });
+});
+
+describe('the documented API (docs/library.md)', () => {
+  const library = readFileSync(join(ROOT, 'docs/library.md'), 'utf8');
+
+  it.each([
+    ['turnlog', '../../src/index.js'],
+    ['turnlog/testing', '../../src/testing.js'],
+  ])('every export of %s is documented, so nothing internal leaks out unnoticed', async (_entry, path) => {
+    const exported = Object.keys(await import(path));
+    expect(exported.length).toBeGreaterThan(10);
+    const undocumented = exported.filter((name) => !library.includes(`\`${name}`));
+    expect(undocumented).toEqual([]);
+  });
+
+  it("keeps internals internal: the renderers, the budget's config and the runtime's helpers are not exported", async () => {
+    const exported = Object.keys(await import('../../src/index.js'));
+    for (const internal of [
+      'renderGchatText',
+      'resolveBudgetConfig',
+      'provideTurnMachine',
+      'restorable',
+      'openNdjsonInput',
+    ])
+      expect(exported).not.toContain(internal);
   });
 });

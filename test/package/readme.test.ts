@@ -1,13 +1,18 @@
 /**
- * The README stays true (issue "turnlog serve and the demo", item 6): every
- * `npx turnlog <command>` it shows is a command the CLI has (its `--help`
- * runs), every `npm run <script>` exists, and the config example in it is a
- * valid config.
+ * The README stays true: every `npx turnlog <command>` it shows is a command
+ * the CLI has (its `--help` runs), every `npm run <script>` and benchmark it
+ * names exists, every docs/ page it links exists, the config example in it is
+ * a valid config, `{}` is refused the way it says, and its replay command,
+ * run as written on the sample events file, works against a real serve and
+ * the Google Chat emulator.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../../src/config.js';
+import { startGchatEmulator } from '../../src/emulators/gchat/index.js';
+import { type Serve, startServe } from '../../src/serve/index.js';
 import { ROOT, runCli } from '../cli/cli.helpers.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -41,10 +46,103 @@ describe('README commands', () => {
     for (const name of named) expect(scripts[name], name).toBeDefined();
   });
 
+  it('every benchmark it names exists', () => {
+    const list = /\(benchmarks: ([^)]*)\)/.exec(readme)?.[1] ?? '';
+    const named = [...list.matchAll(/`([a-z]+)`/g)].map((m) => m[1] as string);
+    expect(named).toEqual(['condense', 'redact', 'runtime', 'store']);
+    const used = [...readme.matchAll(/npm run bench -- ([a-z]+)/g)].map((m) => m[1] as string);
+    for (const name of [...named, ...used])
+      expect(existsSync(join(ROOT, 'bench', `${name}.bench.ts`)), name).toBe(true);
+  });
+
+  it('every docs/ page and example it links exists, and no page refers outside the repo', () => {
+    const linked = [...readme.matchAll(/\]\(((?:docs|examples)\/[^)#]+)/g)].map((m) => m[1] as string);
+    expect(linked).toEqual(expect.arrayContaining(['docs/events.md', 'docs/http-api.md', 'docs/cli.md']));
+    for (const path of linked) expect(existsSync(join(ROOT, path)), path).toBe(true);
+    for (const path of linked.filter((p) => p.endsWith('.md'))) {
+      expect(readFileSync(join(ROOT, path), 'utf8'), path).not.toMatch(
+        /CONTRACTS\.md|PLATFORMS\.md|ARCHITECTURE\.md|\.\.\/shared/,
+      );
+    }
+  });
+
+  it('`{}` is refused the way it says: platforms is the one required key', async () => {
+    expect(readme).toContain('One key is required: **`platforms`, with at least one platform**');
+    const file = join(mkdtempSync(join(tmpdir(), 'turnlog-readme-')), 'empty.json');
+    writeFileSync(file, '{}');
+    const result = await runCli(['serve', '--config', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('platforms: configure at least one platform');
+  });
+
   it('its config example is a valid config', () => {
     const block = /```json\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
     const config = resolveConfig(JSON.parse(block ?? '{}'));
     expect(config.platforms.gchat?.apiUrl).toBe('http://127.0.0.1:8900');
   });
+});
+
+describe('README: the replay example, run as written against serve and the emulator', () => {
+  let emulator: Awaited<ReturnType<typeof startGchatEmulator>>;
+  let serve: Serve;
+  beforeAll(async () => {
+    emulator = await startGchatEmulator();
+    serve = await startServe({
+      config: {
+        ingest: { port: 0 },
+        platforms: { gchat: { apiUrl: emulator.url } },
+        log: { level: 'silent' },
+      },
+    });
+  });
+  afterAll(async () => {
+    await serve?.close();
+    await emulator?.close();
+  });
+
+  const command = /npx turnlog (replay examples\/events\.ndjson --to http:\/\/127\.0\.0\.1:8787)/.exec(
+    readme,
+  )?.[1];
+  const replay = () => runCli((command ?? '').replace('http://127.0.0.1:8787', serve.url).split(' '));
+
+  it('the person first: /_emulator/inbound answers the ids the client example uses', async () => {
+    const body = /_emulator\/inbound -H 'content-type: application\/json' \\\n\s+-d '([^']+)'/.exec(
+      readme,
+    )?.[1];
+    expect(body).toBeDefined();
+    const response = await fetch(`${emulator.url}/_emulator/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: body as string,
+    });
+    const ids = (await response.json()) as { messageId: string; threadId: string };
+    expect(ids.messageId).toMatch(/^spaces\/AAAA\/messages\//);
+    expect(ids.threadId).toMatch(/^spaces\/AAAA\/threads\//);
+  });
+
+  it('replays examples/events.ndjson: a 🕒 header, its log in the thread, the answer; no secret reaches the chat', async () => {
+    expect(command).toBeDefined();
+    const lines = readFileSync(join(ROOT, 'examples/events.ndjson'), 'utf8').trimEnd().split('\n').length;
+    const first = await replay();
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ sent: lines, accepted: lines, rejected: 0 });
+    await vi.waitFor(() => expect(serve.runtime.turn('audit-1')?.state).toBe('ended'), { timeout: 20_000 });
+    await vi.waitFor(
+      () => expect(emulator.state.messages('spaces/AAAA').some((m) => m.text.includes('4.6.7'))).toBe(true),
+      { timeout: 20_000 },
+    );
+    const messages = emulator.state.messages('spaces/AAAA');
+    const header = messages.find((m) => m.text.includes('🕒 Nightly dependency audit'));
+    expect(header?.thread).toBeNull();
+    expect(messages.some((m) => m.thread !== null && m.text.includes('npm outdated'))).toBe(true);
+    const calls = JSON.stringify(emulator.state.calls());
+    expect(calls).not.toContain('npm_abcdefghijklmnopqrstuvwxyz0123456789');
+
+    // Its events carry eventIds: replaying it again shows nothing twice.
+    const creates = emulator.state.calls().filter((c) => c.op === 'create').length;
+    const again = await replay();
+    expect(again.code, again.stderr).toBe(0);
+    expect(emulator.state.calls().filter((c) => c.op === 'create')).toHaveLength(creates);
+  }, 60_000);
 });

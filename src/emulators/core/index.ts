@@ -14,6 +14,7 @@
  * (`ctx.store`), decides `notifies` and `mentions` (see
  * {@link broadMentionsFor}) and shapes answers and errors the platform's way.
  */
+export { type MessageContentView, messageAsText, messageView } from './card-view.js';
 export { describeZodError } from './describeZodError.js';
 export { dispatchRequest } from './dispatch.js';
 export {

@@ -4,6 +4,7 @@
  * whatever else they need on `data`; the store keeps what a person would see.
  */
 import type { EmulatedMessage } from '../types.js';
+import { messageView } from './card-view.js';
 
 export interface MessageAuthor {
   /** `app` for the bot's own messages (the only ones it may edit), `user` for a person's. */
@@ -164,16 +165,7 @@ export function createMessageStore(now: () => number): MessageStore {
     },
     getThread: (id) => threads.get(id),
     threadOfRoot: (rootMessageId) => threadByRoot.get(rootMessageId),
-    view: (space) =>
-      store.inSpace(space).map((message) => ({
-        id: message.id,
-        thread: message.thread,
-        text: message.text,
-        createdAt: message.createdAt,
-        updatedAt: message.updatedAt,
-        edits: message.edits,
-        deleted: message.deleted,
-      })),
+    view: (space) => store.inSpace(space).map((message) => messageView(message)),
     clear() {
       messages = new Map();
       bySpace = new Map();

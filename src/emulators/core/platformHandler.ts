@@ -12,8 +12,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Platform } from '../../events/schema.js';
 import type { CallOp } from '../types.js';
+import type { MessageContentView } from './card-view.js';
 import type { FaultTarget } from './faults.js';
-import type { MessageStore } from './messageStore.js';
+import type { MessageStore, StoredMessage } from './messageStore.js';
 import type { RateLimitStatus } from './rateLimiter.js';
 import type { CallDescription } from './recorder.js';
 
@@ -133,4 +134,10 @@ export interface PlatformHandler {
   ): HttpAnswer;
   /** Forgets platform-only state on `POST /_emulator/reset` (the core clears its own). */
   reset?(): void;
+  /**
+   * What a person sees of a message beyond its text (a card's title and
+   * text, its buttons, the fallback text), read from the platform's payload
+   * in `message.data`; undefined for a plain message. Shown by `GET /_emulator/messages`.
+   */
+  messageContent?(message: StoredMessage): MessageContentView | undefined;
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Platform } from '../../events/schema.js';
 import type { EmulatedMessage, FaultRule, LimitRule, RecordedCall } from '../types.js';
+import { messageView } from './card-view.js';
 import { describeZodError } from './describeZodError.js';
 import { createFaultInjector, EmulatorInputError, type FaultInjector } from './faults.js';
 import { createMessageStore } from './messageStore.js';
@@ -69,7 +70,10 @@ export function createEmulatorState(opts: EmulatorStateOptions): EmulatorState {
     faultInjector,
     limiter,
     calls: (since) => recorder.list(since),
-    messages: (space) => context.store.view(space),
+    messages: (space) =>
+      context.store
+        .inSpace(space)
+        .map((message) => messageView(message, opts.handler.messageContent?.(message))),
     faults(rules) {
       faultInjector.add(rules);
       return faultInjector.list();

@@ -122,6 +122,7 @@ export function createMessageRoute(
           author: { kind: 'app', id: appUserFor(req.headers.authorization) },
           text,
           ...(body.cardsV2 ? { cardsV2: body.cardsV2 } : {}),
+          ...(body.fallbackText === undefined ? {} : { fallbackText: body.fallbackText }),
           placement,
           ...(requestId === undefined ? {} : { requestId }),
           ...(clientId === undefined ? {} : { clientAssignedMessageId: clientId }),

@@ -103,6 +103,7 @@ function createMissing(
     author: { kind: 'app', id: app },
     text,
     ...(body.cardsV2 ? { cardsV2: body.cardsV2 } : {}),
+    ...(body.fallbackText === undefined ? {} : { fallbackText: body.fallbackText }),
     placement: { kind: 'new' },
     clientAssignedMessageId: clientId,
   });

@@ -12,6 +12,7 @@
 
 import type { EmulatorRequest, HandlerContext, PlatformHandler, PlatformRoute } from '../core/index.js';
 import type { CallOp } from '../types.js';
+import { gchatMessageContent } from './card-view.js';
 import { createMessageRoute } from './createMessage.js';
 import { deleteMessageRoute } from './deleteMessage.js';
 import { editMessageRoute } from './editMessage.js';
@@ -98,5 +99,6 @@ export function createGchatHandler(opts: GchatHandlerOptions = {}): PlatformHand
     inbound: (input, ctx) => postInbound(input, ctx, world),
     errorResponse: gchatErrorResponse,
     reset: () => world.reset(),
+    messageContent: gchatMessageContent,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The `Message` request body of `spaces.messages.create` / `patch` / `update`:
- * the fields the emulator keeps (text, cardsV2, thread), checked the way
+ * the fields the emulator keeps (text, cardsV2, fallbackText, thread), checked the way
  * Google checks them — unknown field names and wrong JSON types are 400
  * INVALID_ARGUMENT, an empty message is refused, and text plus cards may not
  * exceed 32,000 bytes.
@@ -49,6 +49,7 @@ const THREAD_FIELDS = new Set(['name', 'threadKey']);
 export interface MessageBody {
   text?: string;
   cardsV2?: unknown[];
+  fallbackText?: string;
   thread?: { name?: string; threadKey?: string };
 }
 
@@ -76,6 +77,11 @@ export function parseMessageBody(body: unknown): MessageBody {
   if (body.text !== undefined && body.text !== null) {
     if (typeof body.text !== 'string') throw invalidValue('message.text', 'TYPE_STRING', body.text);
     parsed.text = body.text;
+  }
+  if (body.fallbackText !== undefined && body.fallbackText !== null) {
+    if (typeof body.fallbackText !== 'string')
+      throw invalidValue('message.fallback_text', 'TYPE_STRING', body.fallbackText);
+    parsed.fallbackText = body.fallbackText;
   }
   if (body.cardsV2 !== undefined && body.cardsV2 !== null) {
     if (!Array.isArray(body.cardsV2) || !body.cardsV2.every(isRecord))

@@ -10,6 +10,7 @@ export interface NewGchatMessage {
   author: MessageAuthor;
   text: string;
   cardsV2?: unknown[];
+  fallbackText?: string;
   placement: ThreadPlacement;
   requestId?: string;
   clientAssignedMessageId?: string;
@@ -51,6 +52,7 @@ export function postMessage(
     threadReply: reply,
     ...(threadKey === undefined ? {} : { threadKey }),
     ...(message.cardsV2?.length ? { cardsV2: message.cardsV2 } : {}),
+    ...(message.fallbackText === undefined ? {} : { fallbackText: message.fallbackText }),
     ...(message.clientAssignedMessageId === undefined
       ? {}
       : { clientAssignedMessageId: message.clientAssignedMessageId }),

@@ -14,6 +14,8 @@ export interface GchatMessageData {
   /** A reply inside an existing thread, not the message that started it. */
   threadReply: boolean;
   cardsV2?: unknown[];
+  /** The message's `fallbackText` (shown where its cards cannot be). */
+  fallbackText?: string;
   clientAssignedMessageId?: string;
   /** Sent with NOTIFICATION_TYPE_SILENT. */
   silent?: boolean;
@@ -54,6 +56,7 @@ export function messageResource(message: StoredMessage, space: GchatSpace): Reco
     ...(message.updatedAt === null ? {} : { lastUpdateTime: timestamp(message.updatedAt) }),
     text: message.text,
     ...(data.cardsV2?.length ? { cardsV2: data.cardsV2 } : {}),
+    ...(data.fallbackText === undefined ? {} : { fallbackText: data.fallbackText }),
     thread: { name: data.threadName, ...(data.threadKey === undefined ? {} : { threadKey: data.threadKey }) },
     space: embeddedSpace(space),
     argumentText: message.text,

@@ -1,0 +1,75 @@
+/**
+ * A card is not an empty message: `GET /_emulator/messages` shows a
+ * cardsV2 message's title, text, buttons as `[{action, label}]` and its
+ * fallback text — here turnlog's own approval card, posted and edited
+ * through googleapis.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { messageAsText } from '../../../src/emulators/core/index.js';
+import { renderPolicyCard } from '../../../src/render/gchat.js';
+import { type GchatHarness, startHarness } from './gchatHarness.js';
+
+const SPACE = 'spaces/AAAA';
+const card = { requestId: 'p1', command: 'psql', args: ['-c', 'CREATE INDEX i'], title: 'Run a migration?' };
+
+let h: GchatHarness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+describe('gchat emulator: what a person sees of a card', () => {
+  it('shows the title, the text, the buttons and the fallback text of a cardsV2 message', async () => {
+    const { data } = await h.chat.spaces.messages.create({
+      parent: SPACE,
+      requestBody: { cardsV2: renderPolicyCard(card), fallbackText: 'Approval requested: psql' },
+    });
+    const [message] = h.emulator.state.messages(SPACE);
+    expect(message).toMatchObject({
+      id: data.name,
+      text: '',
+      card: { title: 'Run a migration?', text: expect.stringContaining('CREATE INDEX i') },
+      buttons: [
+        { action: 'turnlog.policyDecision?requestId=p1&decision=approved', label: 'Approve' },
+        { action: 'turnlog.policyDecision?requestId=p1&decision=rejected', label: 'Reject' },
+      ],
+      fallbackText: 'Approval requested: psql',
+    });
+    expect(message?.card?.text.split('\n')).toContain('Approval requested');
+    expect(message?.card?.text).toContain('Request: p1');
+    const text = messageAsText(message!);
+    expect(text).toContain('Run a migration?');
+    expect(text).toContain('[Approve] [Reject]');
+  });
+
+  it('the inspection API serves the same view; an edit of the cards shows the new ones', async () => {
+    const { data } = await h.chat.spaces.messages.create({
+      parent: SPACE,
+      requestBody: { cardsV2: renderPolicyCard(card) },
+    });
+    await h.chat.spaces.messages.patch({
+      name: data.name!,
+      updateMask: 'cardsV2',
+      requestBody: { cardsV2: renderPolicyCard({ ...card, title: 'Decided' }) },
+    });
+    const response = await fetch(`${h.emulator.url}/_emulator/messages?space=${SPACE}`);
+    const { messages } = (await response.json()) as { messages: Record<string, unknown>[] };
+    expect(messages[0]).toMatchObject({ edits: 1, card: { title: 'Decided' } });
+    expect(messages[0]?.buttons).toHaveLength(2);
+  });
+
+  it('a text-only message has no card, buttons or fallback fields', async () => {
+    await h.chat.spaces.messages.create({ parent: SPACE, requestBody: { text: 'hello' } });
+    expect(Object.keys(h.emulator.state.messages(SPACE)[0]!)).toEqual([
+      'id',
+      'thread',
+      'text',
+      'createdAt',
+      'updatedAt',
+      'edits',
+      'deleted',
+    ]);
+  });
+});
