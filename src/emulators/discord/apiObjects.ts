@@ -4,7 +4,7 @@
  */
 import type { StoredMessage } from '../core/index.js';
 import { ChannelType, type ResolvedChannel } from './channels.js';
-import { type DiscordWorld, MessageFlag, messageData, threadData } from './world.js';
+import { type DiscordWorld, messageData, threadData } from './world.js';
 
 /** ISO 8601 with microseconds and an explicit offset, as Discord writes timestamps. */
 export function discordTimestamp(ms: number): string {
@@ -113,8 +113,8 @@ export function messageJson(
     id: message.id,
     channel_id: data.channelId,
     author: userJson(message.author.id, data.authorName, message.author.kind === 'app'),
-    // A Components V2 message has no content: what it shows is in its components.
-    content: data.flags & MessageFlag.IsComponentsV2 ? '' : message.text,
+    // Empty on a Components V2 message: what it shows is in its components.
+    content: message.text,
     timestamp: discordTimestamp(message.createdAt),
     edited_timestamp: message.updatedAt === null ? null : discordTimestamp(message.updatedAt),
     tts: false,

@@ -9,14 +9,12 @@
  * ```
  */
 import { createEmulatorServer, EmulatorInputError, type EmulatorServer } from '../core/index.js';
-import type { EmulatedMessage, LimitRule } from '../types.js';
+import type { LimitRule } from '../types.js';
 import type { DiscordChannelSeed } from './channels.js';
-import { componentButtons } from './components.js';
 import { createDiscordHandler } from './handler.js';
 import { DISCORD_DEFAULT_LIMITS } from './limits.js';
 import { API_PREFIX } from './routeTable.js';
 import { setArchived } from './threads.js';
-import { messageData } from './world.js';
 
 export { ChannelType, DEFAULT_PERSON_ID, type DiscordChannelSeed } from './channels.js';
 export { MAX_V2_COMPONENTS, MAX_V2_TEXT_CHARS } from './components.js';
@@ -50,9 +48,6 @@ export interface DiscordEmulatorOptions {
   channels?: DiscordChannelSeed[];
 }
 
-/** A message as a person sees it: its text (a Components V2 message's Text Displays) and the buttons they can press. */
-export type DiscordViewMessage = EmulatedMessage & { buttons?: { action: string; label: string }[] };
-
 export interface DiscordEmulator extends EmulatorServer {
   /** A person closes a thread (Discord's `archived`): edits, deletes and reactions in it then get 50083 until a new message reopens it. */
   archiveThread(threadId: string): void;
@@ -70,14 +65,6 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
     now,
   });
   const { context, recorder } = server.state;
-  // `GET /_emulator/messages` shows a message's buttons too (`[{action, label}]`), as a person sees them.
-  const view = server.state.messages;
-  server.state.messages = (space): DiscordViewMessage[] =>
-    view(space).map((message) => {
-      const stored = context.store.get(message.id);
-      const buttons = stored ? componentButtons(messageData(stored).components ?? []) : [];
-      return buttons.length > 0 ? { ...message, buttons } : message;
-    });
   return {
     ...server,
     archiveThread(threadId) {

@@ -47,7 +47,7 @@ export const EDITABLE_AGE_MS = 60 * 60_000;
 
 const isV2 = (flags: number) => (flags & MessageFlag.IsComponentsV2) !== 0;
 
-/** What a person sees: a Components V2 message's Text Displays, else the content. */
+/** What the call sent, as a person reads it: a Components V2 message's Text Displays, else the content. */
 const visibleText = (flags: number, content: string, components: readonly unknown[]) =>
   isV2(flags) ? componentText(components).join('\n') : content;
 
@@ -133,7 +133,8 @@ export const createMessage: RouteFactory = (request) => {
         id,
         space: spaceOf(channel),
         thread: channel.type === ChannelType.PublicThread ? channel.id : null,
-        text: shown,
+        // The message's own text field: a Components V2 message has none (its text is in its components).
+        text: content,
         author: { kind: 'app', id: bot.id },
         data: data as unknown as Record<string, unknown>,
       });
@@ -219,7 +220,7 @@ export const editMessage: RouteFactory = (request) => {
       const reparsed =
         body.content !== undefined || body.components !== undefined || body.allowedMentions !== undefined;
       const mentions = reparsed ? firedBroadMentions(shown, body.allowedMentions) : [];
-      world.ctx.store.edit(message.id, shown, {
+      world.ctx.store.edit(message.id, content, {
         flags,
         embeds,
         components,

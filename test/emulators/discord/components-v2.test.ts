@@ -67,7 +67,9 @@ describe('Components V2 messages', () => {
     expect(message.components).toHaveLength(1);
     expect(await view()).toEqual([
       expect.objectContaining({
-        text: '**Running** · 3s\nline 1',
+        // No text field of its own: a person reads its Text Displays and sees its buttons.
+        text: '',
+        card: { title: null, text: '**Running** · 3s\nline 1' },
         buttons: [
           { action: 'approve', label: 'APPROVE' },
           { action: 'reject', label: 'REJECT' },
@@ -178,7 +180,7 @@ describe('the flags an edit can change', () => {
     expect(
       (await discordErrorOf(api.channels.editMessage(CHANNEL, posted.id, { content: 'back to text' }))).code,
     ).toBe(50035);
-    expect((await view())[0]).toMatchObject({ text: 'still v2', edits: 2 });
+    expect((await view())[0]).toMatchObject({ text: '', card: { text: 'still v2' }, edits: 2 });
   });
 
   it('SUPPRESS_NOTIFICATIONS cannot be set by an edit', async () => {

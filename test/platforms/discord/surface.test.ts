@@ -322,9 +322,11 @@ describe('discord surface: what the person sees', () => {
     );
     const created = h.calls().at(-1)!;
     expect(created.details).toMatchObject({ flags: V2, allowedMentions: { parse: [] } });
-    expect((await h.messages())[0].text).toBe(
-      '**⏳ Running** · Fix the build · 1m 05s\n`12:00:01` ⏳ Bash: npm test',
-    );
+    // A Components V2 message has no text field; a person reads its Text Displays.
+    expect((await h.messages())[0]).toMatchObject({
+      text: '',
+      card: { title: null, text: '**⏳ Running** · Fix the build · 1m 05s\n`12:00:01` ⏳ Bash: npm test' },
+    });
 
     await h.surface.edit(
       editReq({
@@ -339,7 +341,7 @@ describe('discord surface: what the person sees', () => {
       status: 200,
       details: { flags: V2, allowedMentions: { parse: [] } },
     });
-    expect((await h.messages())[0].text).toMatch(/^\*\*✅ Done\*\*.*\n`12:00:01` ✅ Bash: npm test$/);
+    expect((await h.messages())[0].card.text).toMatch(/^\*\*✅ Done\*\*.*\n`12:00:01` ✅ Bash: npm test$/);
   });
 
   it('a frame far over the limits is still accepted by Discord (≤ 40 components, ≤ 4,000 chars)', async () => {
@@ -347,8 +349,8 @@ describe('discord surface: what the person sees', () => {
     await h.surface.post(postReq({ space: SPACE, text: 'x', frame: log(lines) }));
     expect(h.calls().at(-1)).toMatchObject({ op: 'create', status: 200 });
     const [message] = await h.messages();
-    expect([...message.text].length).toBeLessThanOrEqual(4000);
-    expect(message.text).toContain('tool call 799 ');
+    expect([...message.card.text].length).toBeLessThanOrEqual(4000);
+    expect(message.card.text).toContain('tool call 799 ');
   });
 
   it('logStyle text: plain content within 2,000 chars', async () => {
@@ -379,7 +381,8 @@ describe('discord surface: what the person sees', () => {
     );
     const [, card, answer] = await h.messages();
     expect(card).toMatchObject({
-      text: '🔐 **Run a command?**\n```\nrm -rf /tmp/x\n```',
+      text: '',
+      card: { title: null, text: '🔐 **Run a command?**\n```\nrm -rf /tmp/x\n```' },
       buttons: [
         { action: 'approve', label: 'Approve' },
         { action: 'reject', label: 'Reject' },
@@ -415,7 +418,9 @@ describe('discord surface: what the person sees', () => {
       expect(call.details).toMatchObject({ allowedMentions: { parse: [] } });
       expect(call.text).not.toMatch(LIVE_MENTION);
     }
-    for (const message of await h.messages()) expect(message.text).not.toMatch(/\]\(https/);
+    for (const message of await h.messages()) {
+      expect(`${message.text}\n${message.card?.text ?? ''}`).not.toMatch(/\]\(https/);
+    }
   });
 });
 
