@@ -167,6 +167,8 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
   const spaceOfChannel = new Map<string, string>();
   /** Threads known to exist (started or found by 160004): a later post goes straight in. */
   const knownThreads = new Set<string>();
+  /** Channels where threads can't be started (DMs, forums: 50024): later posts go top level at once. */
+  const threadless = new Set<string>();
 
   rest.on('response', (request, response) => {
     const route = `${request.method.toUpperCase()} ${request.path}`;
@@ -269,6 +271,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     }
     const threadId = snowflake(root, 'thread root message');
     if (knownThreads.has(threadId)) return threadId;
+    if (threadless.has(channel)) return undefined;
     try {
       await call(
         space,
@@ -290,7 +293,10 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
         return threadId;
       }
       // No threads here (a DM, a forum or media channel), or the person's message is gone: top level.
-      if (code === DiscordCode.WrongChannelType) return undefined;
+      if (code === DiscordCode.WrongChannelType) {
+        remember(threadless, channel);
+        return undefined;
+      }
       if (code === DiscordCode.UnknownMessage) {
         // An anchor that only names a thread may be one that exists without a starter message here.
         return anchor.rootMessageId === undefined ? threadId : undefined;

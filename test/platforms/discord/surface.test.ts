@@ -250,6 +250,12 @@ describe('discord surface: threads', () => {
         ['thread', 400, person.messageId],
         ['create', 200, null],
       ]);
+      // The surface remembers the channel has no threads: the next post goes top level at once.
+      const next = await dmHarness.personPosts('again', { space: dm });
+      await dmHarness.surface.post(
+        postReq({ space: `discord:${dm}`, text: 'answer 2', thread: { rootMessageId: next.messageId } }),
+      );
+      expect(dmHarness.calls().map((c) => c.op)).toEqual(['thread', 'create', 'create']);
     } finally {
       await dmHarness.close();
     }
