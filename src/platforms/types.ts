@@ -11,6 +11,8 @@ import type { ChatSurface, SurfaceCapabilities } from '../surfaces/surface.js';
 export interface PlatformCapabilities extends SurfaceCapabilities {
   /** Longest single text element (Slack: 3,000 per block text; Discord V2: 4,000 in all). Default: `maxChars`. */
   maxTextElementChars?: number;
+  /** A message older than this can no longer be edited freely (Discord: 30046 after 1 h); the turn rolls over before. */
+  maxEditableAgeMs?: number;
   /** Can a message carry cards with buttons (policy requests, questions)? */
   cards: boolean;
   buttons: boolean;

@@ -96,6 +96,8 @@ export interface ChatSurface {
     req: { space: string; messageId: string; emoji: string; threadId?: string },
     opts?: CallOpts,
   ): Promise<void>;
+  /** Shows "typing…" in the space (or thread) for a few seconds, where the platform has it (Discord). */
+  typing?(req: { space: string; threadId?: string }, opts?: CallOpts): Promise<void>;
   /** Is the surface configured and reachable (for `/healthz`)? */
   ready?(): Promise<boolean>;
   /** The platform's own "working on it" indicator for a thread (Slack assistant status); `status: ''` clears it. */

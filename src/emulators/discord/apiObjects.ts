@@ -113,6 +113,7 @@ export function messageJson(
     id: message.id,
     channel_id: data.channelId,
     author: userJson(message.author.id, data.authorName, message.author.kind === 'app'),
+    // Empty on a Components V2 message: what it shows is in its components.
     content: message.text,
     timestamp: discordTimestamp(message.createdAt),
     edited_timestamp: message.updatedAt === null ? null : discordTimestamp(message.updatedAt),
@@ -125,7 +126,7 @@ export function messageJson(
     pinned: false,
     type: data.type,
     flags: data.flags,
-    components: [],
+    components: data.components ?? [],
     ...(data.nonce === undefined ? {} : { nonce: data.nonce }),
     ...(data.reactions.length === 0
       ? {}

@@ -108,3 +108,21 @@ export const createDm: RouteFactory = (request) => ({
     return { status: 200, body: channelJson(world, dm), record: { space: dm.id } };
   },
 });
+
+/**
+ * Trigger Typing Indicator: 204; the person sees "… is typing" for about
+ * 10 s or until the bot's next message (discord-api-docs, Channel → Trigger
+ * Typing Indicator). Recorded as `other` with `details.typing`.
+ */
+export const triggerTyping: RouteFactory = (request) => {
+  const channel = pathChannel(request);
+  return {
+    op: 'other',
+    ...whereabouts(request, channel),
+    details: { typing: true },
+    handle: () => {
+      if (!channel) return discordError('unknownChannel');
+      return { status: 204 };
+    },
+  };
+};

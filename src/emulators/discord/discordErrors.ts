@@ -21,6 +21,11 @@ export const DISCORD_ERRORS = {
   wrongChannelType: { status: 400, code: 50024, message: 'Cannot execute action on this channel type' },
   invalidJson: { status: 400, code: 50109, message: 'The request body contains invalid JSON.' },
   threadArchived: { status: 400, code: 50083, message: 'Thread is archived' },
+  editWindowClosed: {
+    status: 400,
+    code: 30046,
+    message: 'Maximum number of edits to messages older than 1 hour reached. Try again later',
+  },
   threadExists: { status: 400, code: 160004, message: 'A thread has already been created for this message' },
 } as const;
 

@@ -17,6 +17,7 @@ import {
   type DiscordChannelSeed,
   type ResolvedChannel,
 } from './channels.js';
+import { componentButtons, componentText } from './components.js';
 import { createDiscordErrorResponse } from './errorResponse.js';
 import { createNonceLog } from './nonceLog.js';
 import { MAX_THREAD_NAME_CHARS } from './requestBodies.js';
@@ -24,7 +25,7 @@ import { messageIn } from './routeKit.js';
 import { matchDiscordRoute } from './routeTable.js';
 import { createSnowflakeGenerator } from './snowflake.js';
 import { countThreadMessage, DEFAULT_AUTO_ARCHIVE_MINUTES, openThreadOn, setArchived } from './threads.js';
-import { type DiscordMessageData, type DiscordWorld, MessageType } from './world.js';
+import { type DiscordMessageData, type DiscordWorld, MessageType, messageData } from './world.js';
 
 export interface DiscordHandlerOptions {
   now: () => number;
@@ -126,6 +127,12 @@ export function createDiscordHandler(opts: DiscordHandlerOptions): DiscordHandle
       return { messageId: id, threadId: thread?.id ?? id };
     },
     errorResponse: createDiscordErrorResponse(opts.now),
+    // `GET /_emulator/messages`: a components message's Text Display lines and its buttons, as a person sees them.
+    messageContent(message) {
+      const components = messageData(message).components ?? [];
+      if (components.length === 0) return undefined;
+      return { lines: componentText(components), buttons: componentButtons(components) };
+    },
     reset: () => nonces.clear(),
   };
 }

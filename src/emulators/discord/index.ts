@@ -17,9 +17,11 @@ import { API_PREFIX } from './routeTable.js';
 import { setArchived } from './threads.js';
 
 export { ChannelType, DEFAULT_PERSON_ID, type DiscordChannelSeed } from './channels.js';
+export { MAX_V2_COMPONENTS, MAX_V2_TEXT_CHARS } from './components.js';
 export { DISCORD_ERRORS } from './discordErrors.js';
 export { createDiscordHandler, type DiscordHandler, type DiscordHandlerOptions } from './handler.js';
 export { DISCORD_DEFAULT_LIMITS } from './limits.js';
+export { EDITABLE_AGE_MS } from './messageRoutes.js';
 export { NONCE_WINDOW_MS } from './nonceLog.js';
 export { MAX_CONTENT_CHARS } from './requestBodies.js';
 export { API_PREFIX } from './routeTable.js';

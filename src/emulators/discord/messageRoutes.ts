@@ -7,6 +7,7 @@ import type { PlatformReply } from '../core/index.js';
 import { firedBroadMentions } from './allowedMentions.js';
 import { messageJson } from './apiObjects.js';
 import { ChannelType, isArchived, type ResolvedChannel, spaceOf } from './channels.js';
+import { componentText, legacyFieldIssues } from './components.js';
 import { discordError, invalidFormBody } from './discordErrors.js';
 import { parseCreateMessage, parseEditMessage } from './requestBodies.js';
 import {
@@ -22,6 +23,7 @@ import { countThreadMessage, setArchived } from './threads.js';
 import {
   CREATE_SETTABLE_FLAGS,
   type DiscordMessageData,
+  EDIT_SET_ONLY_FLAGS,
   EDIT_SETTABLE_FLAGS,
   MessageFlag,
   MessageType,
@@ -39,6 +41,15 @@ function reachesSomeone(channel: ResolvedChannel, authorId: string): boolean {
   if (channel.type === ChannelType.DM) return channel.recipientId !== authorId;
   return threadData(channel.thread).members.some((member) => member !== authorId);
 }
+
+/** A message older than this takes no more edits (30046): Discord allows a few, unpublished; the emulator none. */
+export const EDITABLE_AGE_MS = 60 * 60_000;
+
+const isV2 = (flags: number) => (flags & MessageFlag.IsComponentsV2) !== 0;
+
+/** What the call sent, as a person reads it: a Components V2 message's Text Displays, else the content. */
+const visibleText = (flags: number, content: string, components: readonly unknown[]) =>
+  isV2(flags) ? componentText(components).join('\n') : content;
 
 const mentionFields = (mentions: string[]) => ({
   mentionEveryone: mentions.some((mention) => mention === '@everyone' || mention === '@here'),
@@ -59,7 +70,10 @@ export const createMessage: RouteFactory = (request) => {
       if (!parsed.ok) return invalidFormBody(parsed.issues);
       const body = parsed.value;
       const content = body.content ?? '';
-      if (content.trim() === '' && body.embeds.length === 0) return discordError('emptyMessage');
+      const components = body.components?.components ?? [];
+      if (content.trim() === '' && body.embeds.length === 0 && components.length === 0) {
+        return discordError('emptyMessage');
+      }
 
       let reference: DiscordMessageData['messageReference'];
       if (body.messageReference) {
@@ -100,7 +114,8 @@ export const createMessage: RouteFactory = (request) => {
       // "The API will helpfully automatically unarchive a thread when sending a message in that thread."
       const unarchived =
         channel.type === ChannelType.PublicThread && setArchived(world, channel.thread, false);
-      const mentions = firedBroadMentions(content, body.allowedMentions);
+      const shown = visibleText(details.flags, content, components);
+      const mentions = firedBroadMentions(shown, body.allowedMentions);
       const id = world.newId();
       const data: DiscordMessageData = {
         channelId: channel.id,
@@ -112,11 +127,13 @@ export const createMessage: RouteFactory = (request) => {
         ...(reference ? { messageReference: reference } : {}),
         ...(body.nonce === undefined ? {} : { nonce: body.nonce }),
         authorName: bot.username,
+        components,
       };
       const message = world.ctx.store.create({
         id,
         space: spaceOf(channel),
         thread: channel.type === ChannelType.PublicThread ? channel.id : null,
+        // The message's own text field: a Components V2 message has none (its text is in its components).
         text: content,
         author: { kind: 'app', id: bot.id },
         data: data as unknown as Record<string, unknown>,
@@ -132,6 +149,7 @@ export const createMessage: RouteFactory = (request) => {
         body: messageJson(world, message, bot.id),
         record: {
           messageId: id,
+          text: shown,
           notifies: !silent && reachesSomeone(channel, bot.id),
           mentions,
           details: { ...details, ...(unarchived ? { unarchived } : {}) },
@@ -171,32 +189,48 @@ export const editMessage: RouteFactory = (request) => {
       const { message } = found.value;
       if (message.author.id !== bot.id) return discordError('notAuthor');
       if (isArchived(found.value.channel)) return discordError('threadArchived');
-      const parsed = parseEditMessage(request.req.body);
+      if (world.ctx.now() - message.createdAt > EDITABLE_AGE_MS) return discordError('editWindowClosed');
+      const data = messageData(message);
+      const wasV2 = isV2(data.flags);
+      const parsed = parseEditMessage(request.req.body, wasV2);
       if (!parsed.ok) return invalidFormBody(parsed.issues);
       const body = parsed.value;
-      const data = messageData(message);
-      const content = body.content === undefined ? message.text : (body.content ?? '');
-      const embeds = body.embeds ?? data.embeds;
-      if (content.trim() === '' && embeds.length === 0) return discordError('emptyMessage');
 
-      // Only SUPPRESS_EMBEDS can change; a request to flip any other flag is ignored.
+      // SUPPRESS_EMBEDS can change; IS_COMPONENTS_V2 can be set, never unset; any other flag stays as it is.
       const flags =
         body.flags === undefined
           ? data.flags
-          : (data.flags & ~EDIT_SETTABLE_FLAGS) | (body.flags & EDIT_SETTABLE_FLAGS);
-      const flagsIgnored = body.flags === undefined ? 0 : (body.flags ^ data.flags) & ~EDIT_SETTABLE_FLAGS;
-      // New content or allowed_mentions re-parses the mentions; without allowed_mentions, with the defaults.
-      const reparsed = body.content !== undefined || body.allowedMentions !== undefined;
-      const mentions = reparsed ? firedBroadMentions(content, body.allowedMentions) : [];
+          : (data.flags & ~EDIT_SETTABLE_FLAGS) |
+            (body.flags & EDIT_SETTABLE_FLAGS) |
+            (body.flags & EDIT_SET_ONLY_FLAGS);
+      const flagsIgnored = body.flags === undefined ? 0 : body.flags ^ flags;
+      const current = wasV2 ? '' : message.text;
+      const content = body.content === undefined ? current : (body.content ?? '');
+      const embeds = body.embeds ?? data.embeds;
+      const components = body.components?.components ?? data.components ?? [];
+      if (isV2(flags)) {
+        const legacy = legacyFieldIssues({ content, embeds: embeds.length });
+        if (legacy.length > 0) return invalidFormBody(legacy);
+      }
+      if (content.trim() === '' && embeds.length === 0 && components.length === 0) {
+        return discordError('emptyMessage');
+      }
+      const shown = visibleText(flags, content, components);
+      // New content, components or allowed_mentions re-parse the mentions; without allowed_mentions, with the defaults.
+      const reparsed =
+        body.content !== undefined || body.components !== undefined || body.allowedMentions !== undefined;
+      const mentions = reparsed ? firedBroadMentions(shown, body.allowedMentions) : [];
       world.ctx.store.edit(message.id, content, {
         flags,
         embeds,
+        components,
         ...(reparsed ? mentionFields(mentions) : {}),
       });
       return {
         status: 200,
         body: messageJson(world, message, bot.id),
         record: {
+          text: shown,
           // An edit never pushes a notification.
           notifies: false,
           mentions,

@@ -4,8 +4,12 @@
  * the answer is one 50035 naming each bad field, as Discord does.
  */
 import { ALLOWED_MENTION_TYPES, type AllowedMentions, type AllowedMentionType } from './allowedMentions.js';
+import { legacyFieldIssues, type ParsedComponents, readComponents } from './components.js';
 import { type FormIssue, formIssue } from './formErrors.js';
 import { isSnowflake } from './snowflake.js';
+
+/** Message flag `IS_COMPONENTS_V2` (1 << 15): the message is made of components only. */
+export const IS_COMPONENTS_V2 = 1 << 15;
 
 /** Message `content` limit in characters (Unicode code points). */
 export const MAX_CONTENT_CHARS = 2000;
@@ -182,6 +186,8 @@ export interface CreateMessageBody {
   /** With a nonce: a repeat within the nonce window returns the first message instead of a new one. */
   enforceNonce: boolean;
   embeds: Fields[];
+  /** Absent when the request has none. */
+  components?: ParsedComponents;
 }
 
 export function parseCreateMessage(body: unknown): Parsed<CreateMessageBody> {
@@ -197,8 +203,12 @@ export function parseCreateMessage(body: unknown): Parsed<CreateMessageBody> {
   const nonce = readNonce(fields.nonce, issues);
   const enforceNonce = readBoolean(fields.enforce_nonce, ['enforce_nonce'], issues) ?? false;
   const embeds = readEmbeds(fields.embeds, issues) ?? [];
+  const v2 = (flags & IS_COMPONENTS_V2) !== 0;
+  const components = readComponents(fields.components, v2, issues);
+  if (v2) issues.push(...legacyFieldIssues({ content: content ?? '', embeds: embeds.length }));
   return finish(issues, {
     ...(content === undefined ? {} : { content }),
+    ...(components === undefined ? {} : { components }),
     flags,
     ...(allowedMentions ? { allowedMentions } : {}),
     ...(messageReference ? { messageReference } : {}),
@@ -214,9 +224,12 @@ export interface EditMessageBody {
   flags?: number;
   allowedMentions?: AllowedMentions;
   embeds?: Fields[];
+  /** `null` in the request clears them (parsed as none). */
+  components?: ParsedComponents;
 }
 
-export function parseEditMessage(body: unknown): Parsed<EditMessageBody> {
+/** `v2`: the message is, or the edit makes it, a Components V2 message (its components are checked as such). */
+export function parseEditMessage(body: unknown, v2: boolean): Parsed<EditMessageBody> {
   const issues: FormIssue[] = [];
   const fields = dictBody(body, issues);
   let content: string | null | undefined;
@@ -227,8 +240,11 @@ export function parseEditMessage(body: unknown): Parsed<EditMessageBody> {
   const flags = readFlags(fields.flags, ['flags'], issues);
   const allowedMentions = readAllowedMentions(fields.allowed_mentions, issues);
   const embeds = fields.embeds === null ? [] : readEmbeds(fields.embeds, issues);
+  const becomesV2 = v2 || ((flags ?? 0) & IS_COMPONENTS_V2) !== 0;
+  const components = readComponents(fields.components, becomesV2, issues);
   return finish(issues, {
     ...(content === undefined ? {} : { content }),
+    ...(components === undefined ? {} : { components }),
     ...(flags === undefined ? {} : { flags }),
     ...(allowedMentions ? { allowedMentions } : {}),
     ...(embeds === undefined ? {} : { embeds }),

@@ -5,7 +5,14 @@
  * with another method is 405, anything else the core's 404.
  */
 import type { EmulatorRequest, PlatformReply, PlatformRoute } from '../core/index.js';
-import { createDm, getChannel, getCurrentUser, modifyChannel, startThread } from './channelRoutes.js';
+import {
+  createDm,
+  getChannel,
+  getCurrentUser,
+  modifyChannel,
+  startThread,
+  triggerTyping,
+} from './channelRoutes.js';
 import { discordError, invalidFormBody } from './discordErrors.js';
 import { formIssue } from './formErrors.js';
 import { addOwnReaction, createMessage, deleteMessage, editMessage, getMessage } from './messageRoutes.js';
@@ -29,6 +36,7 @@ const ROUTES: RouteSpec[] = [
   { path: /^\/users\/(?:@|%40)me\/channels$/, params: [], methods: { POST: createDm } },
   { path: /^\/channels\/([^/]+)$/, params: ['channel'], methods: { GET: getChannel, PATCH: modifyChannel } },
   { path: /^\/channels\/([^/]+)\/messages$/, params: ['channel'], methods: { POST: createMessage } },
+  { path: /^\/channels\/([^/]+)\/typing$/, params: ['channel'], methods: { POST: triggerTyping } },
   {
     path: /^\/channels\/([^/]+)\/messages\/([^/]+)$/,
     params: ['channel', 'message'],

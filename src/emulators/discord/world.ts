@@ -36,8 +36,12 @@ export const CREATE_SETTABLE_FLAGS =
   MessageFlag.IsVoiceMessage |
   MessageFlag.IsComponentsV2;
 
-/** "only SUPPRESS_EMBEDS can currently be set/unset" by an edit. */
+/**
+ * An edit may set or unset SUPPRESS_EMBEDS, and set — never unset —
+ * IS_COMPONENTS_V2 (discord-api-docs, Message → Edit Message).
+ */
 export const EDIT_SETTABLE_FLAGS = MessageFlag.SuppressEmbeds;
+export const EDIT_SET_ONLY_FLAGS = MessageFlag.IsComponentsV2;
 
 export const MessageType = { Default: 0, Reply: 19 } as const;
 
@@ -62,6 +66,8 @@ export interface DiscordMessageData {
   messageReference?: { message_id: string; channel_id: string };
   nonce?: string;
   authorName: string;
+  /** Message components as sent (Action Rows; with IS_COMPONENTS_V2 the whole message). */
+  components?: Record<string, unknown>[];
 }
 
 /** What the emulator keeps on a stored thread (a public thread channel started from a message). */

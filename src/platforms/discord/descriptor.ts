@@ -1,38 +1,57 @@
 /**
- * Discord's placeholder descriptor until src/platforms/discord/ has its
- * surface: its spaces validate, its facts (capabilities, budget, rate
- * channel, mentions) are known, and `turnlog serve` refuses its config by name.
- * Limits: https://discord.com/developers/docs/resources/message#create-message (content ≤ 2000)
- * and https://discord.com/developers/docs/topics/rate-limits.
+ * Discord as a turnlog platform: everything the registry reads about it.
+ *
+ * - Space ids are `discord:<channel id>`; a thread is a channel of its own
+ *   for rate limits (https://discord.com/developers/docs/topics/rate-limits:
+ *   limits count per top-level resource, and a thread is a channel).
+ * - Budget: 50 requests/s in all (the global limit), at most one edit per
+ *   channel per second; the real pacing comes from the answers' headers
+ *   (rate-limits.ts), which the surface exposes as `rateLimits`.
+ * - Config: `platforms.discord.{apiUrl?, token, gateway?, logStyle?}`.
  */
-import { ConfigError } from '../../config-error.js';
-import { tokenPlatformSchema } from '../config-schemas.js';
+import { z } from 'zod';
+import { apiUrlSchema, secretSchema } from '../config-schemas.js';
 import type { PlatformDescriptor } from '../types.js';
+import { DISCORD_SPACE_ID } from './ids.js';
+import { createDiscordSurface, DISCORD_CAPABILITIES } from './surface.js';
 
-export const discordPlatform: PlatformDescriptor<unknown> = {
+export const discordConfigSchema = z
+  .object({
+    apiUrl: apiUrlSchema.optional(),
+    token: secretSchema.describe('The bot token, or "env:NAME".'),
+    gateway: z
+      .boolean()
+      .default(false)
+      .describe('Receive messages and button clicks over the gateway (MESSAGE_CREATE, INTERACTION_CREATE).'),
+    logStyle: z
+      .enum(['components', 'text'])
+      .default('components')
+      .describe(
+        'The activity log as Components V2 (coloured by state, 4,000 chars) or plain text (2,000 chars).',
+      ),
+  })
+  .strict();
+
+export type DiscordConfig = z.output<typeof discordConfigSchema>;
+
+export const discordPlatform: PlatformDescriptor<DiscordConfig> = {
   id: 'discord',
   displayName: 'Discord',
-  spaceIdPattern: /^\d{1,20}$/,
-  spaceExample: 'discord:<channel id digits>',
-  capabilities: {
-    maxChars: 2000,
-    // SUPPRESS_NOTIFICATIONS on create; no threads in DMs.
-    silentPosts: true,
-    threadsInDms: false,
-    idempotentCreate: false,
-    cards: true,
-    buttons: true,
-  },
-  // 50 requests/s global (counted per second); the 1 s spacing stays inside the observed ~5 edits per 5 s per channel.
+  spaceIdPattern: DISCORD_SPACE_ID,
+  spaceExample: 'discord:123456789012345678',
+  capabilities: DISCORD_CAPABILITIES,
   budget: { ratePerMinute: 3000, windowMs: 1000, channelSpacingMs: 1000 },
-  // A thread is a channel of its own.
   rateChannel: (space, threadId) => (threadId ? `${space}#${threadId}` : space),
-  mentionForms: [],
+  // User `<@id>` / `<@!id>`, role `<@&id>`, `@everyone`, `@here`: one character and a bounded lookahead each.
+  mentionForms: ['<(?=@!?\\d)', '<(?=@&\\d)', '@(?=everyone|here)'],
+  configSchema: discordConfigSchema,
   secretKeys: ['token'],
-  configSchema: tokenPlatformSchema,
-  createSurface() {
-    throw new ConfigError(
-      'platforms.discord: not supported yet (turnlog serve has a Google Chat surface only; remove platforms.discord)',
-    );
-  },
+  createSurface: (config, context) =>
+    createDiscordSurface({
+      token: config.token,
+      ...(config.apiUrl === undefined ? {} : { apiUrl: config.apiUrl }),
+      logStyle: config.logStyle,
+      now: context.now,
+      ...(context.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: context.requestTimeoutMs }),
+    }),
 };

@@ -113,8 +113,8 @@ describe('request bodies', () => {
   });
 
   it('edit: absent fields stay, content null clears', () => {
-    expect(parseEditMessage({})).toEqual({ ok: true, value: {} });
-    expect(parseEditMessage({ content: null, flags: 4 })).toEqual({
+    expect(parseEditMessage({}, false)).toEqual({ ok: true, value: {} });
+    expect(parseEditMessage({ content: null, flags: 4 }, false)).toEqual({
       ok: true,
       value: { content: null, flags: 4 },
     });

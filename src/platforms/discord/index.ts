@@ -1,0 +1,26 @@
+/** Discord: the platform descriptor (the registry's one line) and the parts tests and tools use. */
+export { type DiscordConfig, discordConfigSchema, discordPlatform } from './descriptor.js';
+export {
+  DiscordCode,
+  DiscordEditWindowError,
+  DiscordRateLimitedError,
+  DiscordThreadArchivedError,
+  DiscordWritesStoppedError,
+  toSurfaceError,
+} from './errors.js';
+export { channelOf, nonceFor } from './ids.js';
+export {
+  createInvalidRequestGuard,
+  createRateLimitTracker,
+  type InvalidRequestGuard,
+  type RateLimitHandler,
+  type RateLimitTracker,
+} from './rate-limits.js';
+export { DISCORD_LIMITS, type LogStyle, renderFrame, STATE_COLORS } from './render.js';
+export {
+  createDiscordSurface,
+  DISCORD_CAPABILITIES,
+  type DiscordSurface,
+  type DiscordSurfaceOptions,
+  THREAD_AUTO_ARCHIVE_MINUTES,
+} from './surface.js';
