@@ -85,15 +85,17 @@ describe('createSurfaces', () => {
     expect(surfaces.gchat?.platform).toBe('gchat');
   });
 
-  it('says Slack and Discord are not supported yet, naming the key', () => {
-    for (const platform of ['slack', 'discord'] as const) {
-      const platforms = resolveConfig({
-        platforms: { gchat: { apiUrl: 'http://127.0.0.1:9' }, [platform]: { token: 'x' } },
-      }).platforms;
-      expect(() => createSurfaces(platforms)).toThrow(
-        new RegExp(`^platforms\\.${platform}: not supported yet`),
-      );
-    }
+  it('builds a Slack and a Discord surface from their config sections', () => {
+    const platforms = resolveConfig({
+      platforms: {
+        slack: { apiUrl: 'http://127.0.0.1:9', token: 'xoxb-test' },
+        discord: { apiUrl: 'http://127.0.0.1:9', token: 'bot-test' },
+      },
+    }).platforms;
+    const surfaces = createSurfaces(platforms);
+    expect(Object.keys(surfaces).sort()).toEqual(['discord', 'slack']);
+    expect(surfaces.slack?.platform).toBe('slack');
+    expect(surfaces.discord?.platform).toBe('discord');
   });
 
   it('needs at least one platform', () => {

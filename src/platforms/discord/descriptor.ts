@@ -38,7 +38,7 @@ export const discordPlatform: PlatformDescriptor<DiscordConfig> = {
   id: 'discord',
   displayName: 'Discord',
   spaceIdPattern: DISCORD_SPACE_ID,
-  spaceExample: 'discord:123456789012345678',
+  spaceExample: 'discord:<channel id digits>',
   capabilities: DISCORD_CAPABILITIES,
   budget: { ratePerMinute: 3000, windowMs: 1000, channelSpacingMs: 1000 },
   rateChannel: (space, threadId) => (threadId ? `${space}#${threadId}` : space),
