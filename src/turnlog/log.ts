@@ -19,7 +19,7 @@
  */
 import type { FrameLine } from '../surfaces/frame.js';
 import { condenseWindow, headerLength, plainLog, resolveCondenseOpts, TRUNCATION_CAPS } from './condense.js';
-import { entryLineLength, frameLineOf } from './format.js';
+import { completeToolCall, entryLineLength, frameLineOf, isPendingCall } from './format.js';
 import type { CondenseOpts, CondenseResult, TurnLogEntry } from './types.js';
 
 /** A message that filled up and waits for its final edit. */
@@ -45,6 +45,13 @@ export interface TurnLogState {
   windowChars: number[];
   /** Full messages not yet finalized, oldest first; `window` continues after them. */
   sealed: SealedMessage[];
+  /**
+   * When, in the open message's revisions (each append or in-place
+   * completion is one, from its first entry), a tool result completed its
+   * call's line in place: a completion adds a revision but no entry, so
+   * `entriesAtRevision` can tell how many entries a frame covered. Absent = none.
+   */
+  completions?: number[];
 }
 
 /** Which `windowChars` slot measures the lines a strategy fits. */
@@ -64,19 +71,20 @@ export function turnLogFromEntries(
   return entries.reduce((state, entry) => appendEntry(state, entry, opts), createTurnLog());
 }
 
+/**
+ * Adds an entry to the open message. A tool result whose call is still in
+ * the window completes that call's line in place (one line per tool call);
+ * one whose call was already sealed or finalized, or never came, is a line
+ * of its own.
+ */
 export function appendEntry(
   state: TurnLogState,
   entry: TurnLogEntry,
   opts?: Partial<CondenseOpts>,
 ): TurnLogState {
   const resolved = resolveCondenseOpts(opts);
-  const lengths = lineLengths(entry);
-  const separator = state.window.length > 0 ? 1 : 0;
-  const grown: TurnLogState = {
-    ...state,
-    window: [...state.window, entry],
-    windowChars: state.windowChars.map((chars, i) => chars + separator + lengths[i]!),
-  };
+  const call = entry.outcome === undefined ? -1 : pendingCallIndex(state.window, entry.callId);
+  const grown = call >= 0 ? completeInWindow(state, call, entry) : appendToWindow(state, entry);
   switch (resolved.strategy) {
     case 'rollover':
       return sealFullMessages(grown, resolved, AS_FORMATTED);
@@ -87,6 +95,42 @@ export function appendEntry(
     case 'hybrid':
       return forgetUnshowable(grown, resolved.maxChars, SHORTEST_CAP);
   }
+}
+
+function appendToWindow(state: TurnLogState, entry: TurnLogEntry): TurnLogState {
+  const lengths = lineLengths(entry);
+  const separator = state.window.length > 0 ? 1 : 0;
+  return {
+    ...state,
+    window: [...state.window, entry],
+    windowChars: state.windowChars.map((chars, i) => chars + separator + lengths[i]!),
+  };
+}
+
+/** The window with its `index`th entry (a pending call) completed by `result`, re-measured. */
+function completeInWindow(state: TurnLogState, index: number, result: TurnLogEntry): TurnLogState {
+  const before = state.window[index]!;
+  const after = completeToolCall(before, result);
+  const was = lineLengths(before);
+  const now = lineLengths(after);
+  const window = state.window.slice();
+  window[index] = after;
+  return {
+    ...state,
+    window,
+    windowChars: state.windowChars.map((chars, i) => chars - was[i]! + now[i]!),
+    completions: [...(state.completions ?? []), messageRevisions(state)],
+  };
+}
+
+/** The newest pending call in the window with this `callId`, or -1 (scans the window: O(window), like an append). */
+function pendingCallIndex(window: readonly TurnLogEntry[], callId: string | undefined): number {
+  if (callId === undefined) return -1;
+  for (let i = window.length - 1; i >= 0; i--) {
+    const entry = window[i]!;
+    if (entry.callId === callId && isPendingCall(entry)) return i;
+  }
+  return -1;
 }
 
 /** What `condenseTurnLog` gives for every entry appended since the message opened. */
@@ -125,6 +169,22 @@ export function messageEntryCount(state: TurnLogState): number {
   return count;
 }
 
+/** Appends and in-place completions since the open message started (its carried entries count one each). */
+export function messageRevisions(state: TurnLogState): number {
+  return messageEntryCount(state) + (state.completions?.length ?? 0);
+}
+
+/**
+ * How many of the open message's entries existed at its `revisions`th
+ * revision (what a frame rendered then covered): completions before it
+ * added a revision but no entry.
+ */
+export function entriesAtRevision(state: TurnLogState, revisions: number): number {
+  let completed = 0;
+  for (const at of state.completions ?? []) if (at < revisions) completed++;
+  return Math.max(0, revisions - completed);
+}
+
 /**
  * The log after the open message was finalized, the next message starting
  * with what it did not show. `shownEntries` counts the message's entries
@@ -153,7 +213,7 @@ export function startNextMessage(
     if (skip < size) break;
     skip -= size;
   }
-  if (skip === 0) return { ...state, sealed: state.sealed.slice(next) };
+  if (skip === 0) return { ...withoutCompletions(state), sealed: state.sealed.slice(next) };
   if (next === state.sealed.length) {
     const window = state.window.slice(Math.max(0, skip - state.dropped));
     return { window, dropped: Math.max(0, state.dropped - skip), windowChars: measure(window), sealed: [] };
@@ -165,6 +225,13 @@ export function startNextMessage(
     ...entriesAfter(state.sealed, next + 1, state.window),
   ];
   return turnLogFromEntries(unshown, opts);
+}
+
+/** The state as a fresh message: its revisions start again from its entries. */
+function withoutCompletions(state: TurnLogState): TurnLogState {
+  if (state.completions === undefined) return state;
+  const { completions: _, ...rest } = state;
+  return rest;
 }
 
 function shownNow(state: TurnLogState, opts: Partial<CondenseOpts> | undefined, total: number): number {
@@ -200,6 +267,7 @@ function sealFullMessages(state: TurnLogState, opts: CondenseOpts, slot: number)
     if (result.kind === 'fits') return current;
     const shown = current.window.length - result.carryEntries.length;
     current = {
+      ...current,
       window: result.carryEntries,
       dropped: 0,
       windowChars: measure(result.carryEntries),
