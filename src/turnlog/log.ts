@@ -19,7 +19,7 @@
  */
 import type { FrameLine } from '../surfaces/frame.js';
 import { condenseWindow, headerLength, plainLog, resolveCondenseOpts, TRUNCATION_CAPS } from './condense.js';
-import { completeToolCall, entryLineLength, frameLineOf, isPendingCall } from './format.js';
+import { completeToolCall, entryLineLength, frameLineOf, isPendingCall, PENDING_MARK } from './format.js';
 import type { CondenseOpts, CondenseResult, TurnLogEntry } from './types.js';
 
 /** A message that filled up and waits for its final edit. */
@@ -52,7 +52,17 @@ export interface TurnLogState {
    * `entriesAtRevision` can tell how many entries a frame covered. Absent = none.
    */
   completions?: number[];
+  /**
+   * What each tool call still awaiting its result acts on (`Grep("TODO")`),
+   * by `callId`, across messages: a result that cannot complete its call's
+   * line (sealed or finalized) still names it on its own line. At most
+   * `MAX_PENDING_CALLS`, oldest forgotten first. Absent = none.
+   */
+  calls?: Record<string, string>;
 }
+
+/** Calls a log remembers awaiting their results (a host that never sends some cannot grow it). */
+export const MAX_PENDING_CALLS = 256;
 
 /** Which `windowChars` slot measures the lines a strategy fits. */
 const AS_FORMATTED = 0;
@@ -84,7 +94,10 @@ export function appendEntry(
 ): TurnLogState {
   const resolved = resolveCondenseOpts(opts);
   const call = entry.outcome === undefined ? -1 : pendingCallIndex(state.window, entry.callId);
-  const grown = call >= 0 ? completeInWindow(state, call, entry) : appendToWindow(state, entry);
+  const grown = trackCalls(
+    call >= 0 ? completeInWindow(state, call, entry) : appendToWindow(state, namedResult(state, entry)),
+    entry,
+  );
   switch (resolved.strategy) {
     case 'rollover':
       return sealFullMessages(grown, resolved, AS_FORMATTED);
@@ -95,6 +108,34 @@ export function appendEntry(
     case 'hybrid':
       return forgetUnshowable(grown, resolved.maxChars, SHORTEST_CAP);
   }
+}
+
+/** A result on its own line, naming its call when the log knows it: `✓ Grep("TODO") — 7 matches`. */
+function namedResult(state: TurnLogState, entry: TurnLogEntry): TurnLogEntry {
+  const target =
+    entry.outcome === undefined || entry.callId === undefined ? undefined : state.calls?.[entry.callId];
+  if (target === undefined) return entry;
+  const asCall = {
+    ...entry,
+    summary: `${PENDING_MARK}${target}`,
+    rawLength: PENDING_MARK.length + target.length,
+  };
+  return completeToolCall(asCall, entry);
+}
+
+/** Remembers a pending call's target; forgets it once its result came. */
+function trackCalls(state: TurnLogState, entry: TurnLogEntry): TurnLogState {
+  const { callId } = entry;
+  if (callId === undefined) return state;
+  if (isPendingCall(entry)) {
+    const calls = { ...state.calls, [callId]: entry.summary.slice(PENDING_MARK.length) };
+    const keys = Object.keys(calls);
+    for (let i = 0; i < keys.length - MAX_PENDING_CALLS; i++) delete calls[keys[i]!];
+    return { ...state, calls };
+  }
+  if (entry.outcome === undefined || state.calls?.[callId] === undefined) return state;
+  const { [callId]: _, ...calls } = state.calls;
+  return { ...state, calls };
 }
 
 function appendToWindow(state: TurnLogState, entry: TurnLogEntry): TurnLogState {
@@ -216,7 +257,13 @@ export function startNextMessage(
   if (skip === 0) return { ...withoutCompletions(state), sealed: state.sealed.slice(next) };
   if (next === state.sealed.length) {
     const window = state.window.slice(Math.max(0, skip - state.dropped));
-    return { window, dropped: Math.max(0, state.dropped - skip), windowChars: measure(window), sealed: [] };
+    return {
+      window,
+      dropped: Math.max(0, state.dropped - skip),
+      windowChars: measure(window),
+      sealed: [],
+      ...callsOf(state),
+    };
   }
   // Cut inside a full message: what it did not show starts the next one, re-measured.
   const partial = state.sealed[next]!;
@@ -224,7 +271,13 @@ export function startNextMessage(
     ...partial.entries.slice(Math.max(0, skip - partial.dropped)),
     ...entriesAfter(state.sealed, next + 1, state.window),
   ];
-  return turnLogFromEntries(unshown, opts);
+  const { calls: _, ...replayed } = turnLogFromEntries(unshown, opts);
+  return { ...replayed, ...callsOf(state) };
+}
+
+/** The pending calls a next message keeps knowing. */
+function callsOf(state: TurnLogState): Pick<TurnLogState, 'calls'> {
+  return state.calls === undefined ? {} : { calls: state.calls };
 }
 
 /** The state as a fresh message: its revisions start again from its entries. */

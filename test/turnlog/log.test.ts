@@ -12,6 +12,7 @@ import {
   appendEntry,
   createTurnLog,
   entriesAtRevision,
+  MAX_PENDING_CALLS,
   messageEntryCount,
   messageRevisions,
   renderTurnLog,
@@ -234,20 +235,39 @@ describe('tool calls completed in place', () => {
     expect([1, 2, 3, 4].map((r) => entriesAtRevision(state, r))).toEqual([1, 2, 2, 2]);
   });
 
-  it('shows a result on its own line when its call is in a finalized message, or never came', () => {
+  it('shows a result on its own line, naming its call, when its call is in a finalized message, or never came', () => {
     let state = appendEntry(createTurnLog(), call('a', 'TODO', 1), opts);
     state = startNextMessage(state, opts); // the message showing the call was finalized
     expect(state.completions).toBeUndefined();
     state = appendEntry(state, result('a', 2, { output: '7 matches' }), opts);
     state = appendEntry(state, result('ghost', 3, { output: '1 match' }), opts);
-    expect(linesOf(state).map((l) => [l.status, l.text])).toEqual([
-      ['ok', '✓ Grep — 7 matches'],
-      ['ok', '✓ Grep — 1 match'],
+    // It still names the call it completes; one with no known call shows the tool alone.
+    expect(linesOf(state).map((l) => [l.status, l.time, l.text])).toEqual([
+      ['ok', '12:04:04', '✓ Grep("TODO") — 7 matches'],
+      ['ok', '12:04:04', '✓ Grep — 1 match'],
+    ]);
+    expect(state.window.map((e) => [e.seq, e.resultSeq])).toEqual([
+      [2, 2],
+      [3, undefined],
     ]);
     expect(messageRevisions(state)).toBe(2);
+    expect(state.calls).toEqual({});
   });
 
-  it('does not complete a call sealed into a full message: the result follows in the next one', () => {
+  it('remembers at most MAX_PENDING_CALLS calls awaiting a result, forgetting the oldest', () => {
+    let state = createTurnLog();
+    for (let i = 0; i < MAX_PENDING_CALLS + 10; i++)
+      state = appendEntry(state, call(`c${i}`, `p${i}`, i + 1), opts);
+    const keys = Object.keys(state.calls ?? {});
+    expect(keys).toHaveLength(MAX_PENDING_CALLS);
+    expect(keys[0]).toBe('c10');
+    // A result for a forgotten call still shows, as the tool alone.
+    state = startNextMessage(state, opts, messageEntryCount(state));
+    state = appendEntry(state, result('c0', 9999, { output: 'x' }), opts);
+    expect(linesOf(state).map((l) => l.text)).toEqual(['✓ Grep — x']);
+  });
+
+  it('does not complete a call sealed into a full message: the result, naming it, follows in the next one', () => {
     const small = { maxChars: 100, strategy: 'rollover' } as const;
     let state = appendEntry(createTurnLog(), call('a', 'a'.repeat(20), 1), small);
     state = appendEntry(state, call('b', 'b'.repeat(20), 2), small);
@@ -256,9 +276,9 @@ describe('tool calls completed in place', () => {
     state = appendEntry(state, result('a', 4, { output: 'none' }), small);
     state = appendEntry(state, result('c', 5, { output: 'one' }), small);
     const texts = drain(state, small);
-    expect(texts.join('\n').match(/Grep\("a+"\)/g)).toHaveLength(1);
+    expect(texts[0]).toContain('⋯ Grep("aaa');
     expect(texts.at(-1)).toContain('✓ Grep("ccc');
-    expect(texts.join('\n')).toContain('✓ Grep — none');
+    expect(texts.at(-1)).toContain(`✓ Grep("${'a'.repeat(20)}") — none`);
   });
 });
 
@@ -321,12 +341,20 @@ describe('turn log ≡ condenseTurnLog (property)', () => {
               };
               const pending = (e: TurnLogEntry) => e.callId === callId && isPendingCall(e);
               const inWindow = state.window.some(pending);
+              const target = state.calls?.[callId];
               const revisions = messageRevisions(state);
               state = appendEntry(state, result, opts);
               // The reference: the call completed in place while its window holds it, else a line of its own.
               const at = message.findLastIndex(pending);
               if (inWindow) message[at] = completeToolCall(message[at]!, result);
-              else message.push(result);
+              else if (target === undefined) message.push(result);
+              else
+                message.push(
+                  completeToolCall(
+                    { ...result, summary: `⋯ ${target}`, rawLength: target.length + 2 },
+                    result,
+                  ),
+                );
               expect(messageRevisions(state)).toBe(revisions + 1);
               continue;
             }
