@@ -84,11 +84,14 @@ export interface TurnContext {
   anchor: ThreadAnchor | null;
   /** Entries of the current log message (the source of truth for its text); null until the first entry. */
   log: TurnLogState | null;
-  /** Entries appended to the current log message window (including carried ones). */
+  /**
+   * Revisions of the current log message (including carried entries): each entry appended, or a
+   * tool call completed in place by its result, is one, so a completion alone is something to send.
+   */
   appended: number;
   /** Entries the turn received in all, for the turn view. */
   entryCount: number;
-  /** How many of those the last sent frame showed. */
+  /** How many of those revisions the last sent frame showed. */
   shown: number;
   frame: Frame | null;
   /** The live log message, or null before the first post / after finalizing. */

@@ -16,6 +16,33 @@ export function summarizeToolResult(output: string): string {
   return summarizeClean(redactSecrets(stripControl(output)), output);
 }
 
+/**
+ * The first non-empty line of a tool's output, control-stripped, redacted and
+ * capped at 200 chars, without the size note: why a failed call failed
+ * (`3 failing`), on its call's one line.
+ */
+export function toolResultHeadline(output: string): string {
+  return summarizeClean(redactSecrets(stripControl(output)), output, false);
+}
+
+/** A result says something short when its output is one line of at most this many characters (`7 matches`). */
+export const BRIEF_MAX_CHARS = 60;
+
+/**
+ * The output itself when it is one short line (`7 matches`, `exit 0`),
+ * control-stripped and redacted; otherwise "": a longer output is a
+ * preview nobody asked for in a one-line-per-tool log.
+ */
+export function briefToolResult(output: string): string {
+  return briefText(redactSecrets(stripControl(output)));
+}
+
+/** `text` trimmed when it is one line of at most `BRIEF_MAX_CHARS`, else "". */
+export function briefText(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length <= BRIEF_MAX_CHARS && !/[\r\n]/.test(trimmed) ? trimmed : '';
+}
+
 /** Control-stripped, redacted, capped at 8000 chars with `…[N more chars]`; blank output gives "". */
 export function prepareToolOutput(text: string): string {
   return outputFromClean(redactSecrets(stripControl(text)));
@@ -32,7 +59,7 @@ function outputFromClean(clean: string): string {
   return trimmed.trim() === '' ? '' : capText(trimmed, TOOL_OUTPUT_CAP);
 }
 
-function summarizeClean(clean: string, raw: string): string {
+function summarizeClean(clean: string, raw: string, withSize = true): string {
   const text = clean.trimEnd();
   let lineStart = 0;
   let lineIndex = 0;
@@ -49,6 +76,7 @@ function summarizeClean(clean: string, raw: string): string {
   const linesAfter = countLines(text) - lineIndex - 1;
   const capped = line.length > SUMMARY_MAX_CHARS;
   const shown = capped ? `${line.slice(0, surrogateSafeCut(line, SUMMARY_MAX_CHARS - 1))}…` : line;
+  if (!withSize) return shown;
   const size = formatBytes(Buffer.byteLength(raw, 'utf8'));
   if (linesAfter > 0) return `${shown} (+${linesAfter} ${linesAfter === 1 ? 'line' : 'lines'}, ${size})`;
   return capped ? `${shown} (${size})` : shown;

@@ -11,6 +11,7 @@ import type { ChatSurface } from '../surfaces/surface.js';
 import {
   appendEntry,
   createTurnLog,
+  entriesAtRevision,
   messageEntryCount,
   renderTurnLog,
   startNextMessage,
@@ -45,25 +46,27 @@ const condenseOpts = (context: TurnContext): CondenseOpts => ({
 const logOf = (context: TurnContext): TurnLogState => context.log ?? createTurnLog();
 
 /**
+ * `appended`, `shown` and a frame's `appended` count the current message's
+ * revisions (an entry appended, or a tool call completed in place by its
+ * result, so a completion alone is something new to send); this is how
+ * many entries the first `revisions` of them covered.
+ */
+function entriesAt(context: TurnContext, revisions: number): number {
+  return entriesAtRevision(logOf(context), Math.min(revisions, context.appended));
+}
+
+/**
  * The next message starts with what the finished one did not show; its
  * `appended` count restarts from what it holds.
  */
 function nextMessage(context: TurnContext, shownEntries: number) {
-  const log = startNextMessage(
-    logOf(context),
-    condenseOpts(context),
-    Math.min(shownEntries, context.appended),
-  );
+  const log = startNextMessage(logOf(context), condenseOpts(context), shownEntries);
   return { log, appended: messageEntryCount(log), shown: 0, frame: null };
 }
 
 /** Entries of the current message not shown by any sent frame (those still listed: dropped ones are gone). */
 function unshownEntries(context: TurnContext): TurnLogEntry[] {
-  const rest = startNextMessage(
-    logOf(context),
-    condenseOpts(context),
-    Math.min(context.shown, context.appended),
-  );
+  const rest = startNextMessage(logOf(context), condenseOpts(context), entriesAt(context, context.shown));
   return [...rest.sealed.flatMap((message) => message.entries), ...rest.window];
 }
 
@@ -106,12 +109,12 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         const frame = context.frame;
         const shown =
           frame === null
-            ? context.shown
-            : frame.appended - (frame.kind === 'rollover' ? frame.carry.length : 0);
-        return nextMessage(context, shown);
+            ? entriesAt(context, context.shown)
+            : entriesAt(context, frame.appended) - (frame.kind === 'rollover' ? frame.carry.length : 0);
+        return nextMessage(context, Math.max(0, shown));
       }),
       /** The message is gone or abandoned: the next one shows only what no one has seen yet. */
-      keepUnsentOnly: assign(({ context }) => nextMessage(context, context.shown)),
+      keepUnsentOnly: assign(({ context }) => nextMessage(context, entriesAt(context, context.shown))),
       markShown: assign(({ context }) => ({ shown: context.frame?.appended ?? context.appended })),
       deadLetterUnsent: assign(({ context }, params: { reason: string }) => ({
         deadLetters: [...context.deadLetters, { reason: params.reason, entries: unshownEntries(context) }],

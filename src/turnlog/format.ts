@@ -15,7 +15,7 @@
  */
 
 import type { RunEvent, RunEventOf } from '../events/schema.js';
-import { summarizeToolResult } from '../events/summaries.js';
+import { briefText, briefToolResult, summarizeToolResult, toolResultHeadline } from '../events/summaries.js';
 import type { FrameLine, LineStatus } from '../surfaces/frame.js';
 import { formatClockTime } from './clock-time.js';
 import { truncateGraphemes } from './truncate.js';
@@ -55,6 +55,10 @@ export function describeToolCall(tool: string, input?: Record<string, unknown>):
   return tool;
 }
 
+/** What a pending tool call's line starts with, and a completed one's. */
+export const PENDING_MARK = '⋯ ';
+const DONE_MARK = { ok: '✓ ', failed: '✗ ' } as const;
+
 export function formatTurnLogEntry(event: RunEvent, opts: FormatOpts = {}): TurnLogEntry | null {
   const line = describeEvent(event, opts);
   if (line === null) return null;
@@ -72,7 +76,38 @@ export function formatTurnLogEntry(event: RunEvent, opts: FormatOpts = {}): Turn
   };
   if (event.subagentId !== undefined) entry.subagentId = event.subagentId;
   if (event.seq !== undefined) entry.seq = event.seq;
+  if (event.type === 'tool_call' || event.type === 'tool_result') entry.callId = event.callId;
+  if (event.type === 'tool_result') {
+    entry.outcome = truncateGraphemes(toolOutcome(event).replace(LINE_BREAKING, ' '), maxToolPreview);
+  }
   return entry;
+}
+
+/**
+ * The call's line completed by its result, in place: `⋯ Grep("TODO")`
+ * becomes `✓ Grep("TODO") — 7 matches`. It keeps the call's time, seq and
+ * depth, and takes the result's status. Pure.
+ */
+export function completeToolCall(call: TurnLogEntry, result: TurnLogEntry): TurnLogEntry {
+  const status = result.status === 'failed' ? 'failed' : 'ok';
+  const target = call.summary.startsWith(PENDING_MARK)
+    ? call.summary.slice(PENDING_MARK.length)
+    : call.summary;
+  const outcome = result.outcome ?? '';
+  const summary = `${DONE_MARK[status]}${target}${outcome === '' ? '' : ` — ${outcome}`}`;
+  const completed: TurnLogEntry = {
+    ...call,
+    summary,
+    status,
+    rawLength: call.rawLength - call.summary.length + summary.length,
+  };
+  if (result.seq !== undefined) completed.resultSeq = result.seq;
+  return completed;
+}
+
+/** Is `entry` a tool call still waiting for its result (not a result shown on its own)? */
+export function isPendingCall(entry: TurnLogEntry): boolean {
+  return entry.callId !== undefined && entry.status === 'pending' && entry.outcome === undefined;
 }
 
 /**
@@ -138,7 +173,7 @@ function inferDepth(event: RunEvent): number {
   return event.type === 'subagent' ? ownDepth - 1 : ownDepth;
 }
 
-const outcome = (ok: boolean): LineStatus => (ok ? 'ok' : 'failed');
+const outcome = (ok: boolean): 'ok' | 'failed' => (ok ? 'ok' : 'failed');
 
 function describeEvent(
   event: RunEvent,
@@ -161,15 +196,18 @@ function describeEvent(
       return {
         kind: 'tool',
         status: 'pending',
-        text: `tool: ${event.summary ? `${call} — ${event.summary}` : call}`,
+        text: `${PENDING_MARK}${event.summary ? `${call} — ${event.summary}` : call}`,
       };
     }
-    case 'tool_result':
+    case 'tool_result': {
+      const status = outcome(succeeded(event));
+      const shown = toolOutcome(event);
       return {
         kind: 'tool',
-        status: outcome(event.ok && (event.exitCode === undefined || event.exitCode === 0)),
-        text: describeToolResult(event),
+        status,
+        text: `${DONE_MARK[status]}${event.tool}${shown === '' ? '' : ` — ${shown}`}`,
       };
+    }
     case 'subagent':
       return {
         kind: 'subagent',
@@ -201,15 +239,24 @@ function describeEvent(
 
 const NOTE_PREFIX = { info: 'note: ', warn: '⚠ ', error: '✗ ' } as const;
 
-function describeToolResult(event: RunEventOf<'tool_result'>): string {
-  const detail = event.summary ?? (event.output === undefined ? '' : summarizeToolResult(event.output));
-  if (event.ok && (event.exitCode === undefined || event.exitCode === 0)) {
-    return detail === '' ? `✓ ${event.tool}` : `✓ ${event.tool}: ${detail}`;
+const succeeded = (event: RunEventOf<'tool_result'>): boolean =>
+  event.ok && (event.exitCode === undefined || event.exitCode === 0);
+
+/**
+ * What a result adds to its call's line: something short when it succeeded
+ * (a one-line output or summary of at most 60 chars, such as `7 matches`;
+ * else nothing), why when it failed (`exit 1 · 3 failing`).
+ */
+function toolOutcome(event: RunEventOf<'tool_result'>): string {
+  if (succeeded(event)) {
+    if (event.summary !== undefined) return briefText(event.summary);
+    return event.output === undefined ? '' : briefToolResult(event.output);
   }
-  const exit = event.exitCode === undefined ? 'failed' : `exit ${event.exitCode}`;
+  const detail = event.summary ?? (event.output === undefined ? '' : toolResultHeadline(event.output));
+  const exit = event.exitCode === undefined ? '' : `exit ${event.exitCode}`;
   // Executors already render a failure as `exit <code>: …`; don't say it twice.
-  if (detail.startsWith(exit)) return `✗ ${event.tool}: ${detail}`;
-  return detail === '' ? `✗ ${event.tool}: ${exit}` : `✗ ${event.tool}: ${exit} — ${detail}`;
+  if (exit === '' || detail.startsWith(exit)) return detail;
+  return detail === '' ? exit : `${exit} · ${detail}`;
 }
 
 function describeSubagent(

@@ -19,7 +19,7 @@
  */
 import type { FrameLine } from '../surfaces/frame.js';
 import { condenseWindow, headerLength, plainLog, resolveCondenseOpts, TRUNCATION_CAPS } from './condense.js';
-import { entryLineLength, frameLineOf } from './format.js';
+import { completeToolCall, entryLineLength, frameLineOf, isPendingCall, PENDING_MARK } from './format.js';
 import type { CondenseOpts, CondenseResult, TurnLogEntry } from './types.js';
 
 /** A message that filled up and waits for its final edit. */
@@ -45,7 +45,24 @@ export interface TurnLogState {
   windowChars: number[];
   /** Full messages not yet finalized, oldest first; `window` continues after them. */
   sealed: SealedMessage[];
+  /**
+   * When, in the open message's revisions (each append or in-place
+   * completion is one, from its first entry), a tool result completed its
+   * call's line in place: a completion adds a revision but no entry, so
+   * `entriesAtRevision` can tell how many entries a frame covered. Absent = none.
+   */
+  completions?: number[];
+  /**
+   * What each tool call still awaiting its result acts on (`Grep("TODO")`),
+   * by `callId`, across messages: a result that cannot complete its call's
+   * line (sealed or finalized) still names it on its own line. At most
+   * `MAX_PENDING_CALLS`, oldest forgotten first. Absent = none.
+   */
+  calls?: Record<string, string>;
 }
+
+/** Calls a log remembers awaiting their results (a host that never sends some cannot grow it). */
+export const MAX_PENDING_CALLS = 256;
 
 /** Which `windowChars` slot measures the lines a strategy fits. */
 const AS_FORMATTED = 0;
@@ -64,19 +81,23 @@ export function turnLogFromEntries(
   return entries.reduce((state, entry) => appendEntry(state, entry, opts), createTurnLog());
 }
 
+/**
+ * Adds an entry to the open message. A tool result whose call is still in
+ * the window completes that call's line in place (one line per tool call);
+ * one whose call was already sealed or finalized, or never came, is a line
+ * of its own.
+ */
 export function appendEntry(
   state: TurnLogState,
   entry: TurnLogEntry,
   opts?: Partial<CondenseOpts>,
 ): TurnLogState {
   const resolved = resolveCondenseOpts(opts);
-  const lengths = lineLengths(entry);
-  const separator = state.window.length > 0 ? 1 : 0;
-  const grown: TurnLogState = {
-    ...state,
-    window: [...state.window, entry],
-    windowChars: state.windowChars.map((chars, i) => chars + separator + lengths[i]!),
-  };
+  const call = entry.outcome === undefined ? -1 : pendingCallIndex(state.window, entry.callId);
+  const grown = trackCalls(
+    call >= 0 ? completeInWindow(state, call, entry) : appendToWindow(state, namedResult(state, entry)),
+    entry,
+  );
   switch (resolved.strategy) {
     case 'rollover':
       return sealFullMessages(grown, resolved, AS_FORMATTED);
@@ -87,6 +108,70 @@ export function appendEntry(
     case 'hybrid':
       return forgetUnshowable(grown, resolved.maxChars, SHORTEST_CAP);
   }
+}
+
+/** A result on its own line, naming its call when the log knows it: `✓ Grep("TODO") — 7 matches`. */
+function namedResult(state: TurnLogState, entry: TurnLogEntry): TurnLogEntry {
+  const target =
+    entry.outcome === undefined || entry.callId === undefined ? undefined : state.calls?.[entry.callId];
+  if (target === undefined) return entry;
+  const asCall = {
+    ...entry,
+    summary: `${PENDING_MARK}${target}`,
+    rawLength: PENDING_MARK.length + target.length,
+  };
+  return completeToolCall(asCall, entry);
+}
+
+/** Remembers a pending call's target; forgets it once its result came. */
+function trackCalls(state: TurnLogState, entry: TurnLogEntry): TurnLogState {
+  const { callId } = entry;
+  if (callId === undefined) return state;
+  if (isPendingCall(entry)) {
+    const calls = { ...state.calls, [callId]: entry.summary.slice(PENDING_MARK.length) };
+    const keys = Object.keys(calls);
+    for (let i = 0; i < keys.length - MAX_PENDING_CALLS; i++) delete calls[keys[i]!];
+    return { ...state, calls };
+  }
+  if (entry.outcome === undefined || state.calls?.[callId] === undefined) return state;
+  const { [callId]: _, ...calls } = state.calls;
+  return { ...state, calls };
+}
+
+function appendToWindow(state: TurnLogState, entry: TurnLogEntry): TurnLogState {
+  const lengths = lineLengths(entry);
+  const separator = state.window.length > 0 ? 1 : 0;
+  return {
+    ...state,
+    window: [...state.window, entry],
+    windowChars: state.windowChars.map((chars, i) => chars + separator + lengths[i]!),
+  };
+}
+
+/** The window with its `index`th entry (a pending call) completed by `result`, re-measured. */
+function completeInWindow(state: TurnLogState, index: number, result: TurnLogEntry): TurnLogState {
+  const before = state.window[index]!;
+  const after = completeToolCall(before, result);
+  const was = lineLengths(before);
+  const now = lineLengths(after);
+  const window = state.window.slice();
+  window[index] = after;
+  return {
+    ...state,
+    window,
+    windowChars: state.windowChars.map((chars, i) => chars - was[i]! + now[i]!),
+    completions: [...(state.completions ?? []), messageRevisions(state)],
+  };
+}
+
+/** The newest pending call in the window with this `callId`, or -1 (scans the window: O(window), like an append). */
+function pendingCallIndex(window: readonly TurnLogEntry[], callId: string | undefined): number {
+  if (callId === undefined) return -1;
+  for (let i = window.length - 1; i >= 0; i--) {
+    const entry = window[i]!;
+    if (entry.callId === callId && isPendingCall(entry)) return i;
+  }
+  return -1;
 }
 
 /** What `condenseTurnLog` gives for every entry appended since the message opened. */
@@ -125,6 +210,22 @@ export function messageEntryCount(state: TurnLogState): number {
   return count;
 }
 
+/** Appends and in-place completions since the open message started (its carried entries count one each). */
+export function messageRevisions(state: TurnLogState): number {
+  return messageEntryCount(state) + (state.completions?.length ?? 0);
+}
+
+/**
+ * How many of the open message's entries existed at its `revisions`th
+ * revision (what a frame rendered then covered): completions before it
+ * added a revision but no entry.
+ */
+export function entriesAtRevision(state: TurnLogState, revisions: number): number {
+  let completed = 0;
+  for (const at of state.completions ?? []) if (at < revisions) completed++;
+  return Math.max(0, revisions - completed);
+}
+
 /**
  * The log after the open message was finalized, the next message starting
  * with what it did not show. `shownEntries` counts the message's entries
@@ -153,10 +254,16 @@ export function startNextMessage(
     if (skip < size) break;
     skip -= size;
   }
-  if (skip === 0) return { ...state, sealed: state.sealed.slice(next) };
+  if (skip === 0) return { ...withoutCompletions(state), sealed: state.sealed.slice(next) };
   if (next === state.sealed.length) {
     const window = state.window.slice(Math.max(0, skip - state.dropped));
-    return { window, dropped: Math.max(0, state.dropped - skip), windowChars: measure(window), sealed: [] };
+    return {
+      window,
+      dropped: Math.max(0, state.dropped - skip),
+      windowChars: measure(window),
+      sealed: [],
+      ...callsOf(state),
+    };
   }
   // Cut inside a full message: what it did not show starts the next one, re-measured.
   const partial = state.sealed[next]!;
@@ -164,7 +271,20 @@ export function startNextMessage(
     ...partial.entries.slice(Math.max(0, skip - partial.dropped)),
     ...entriesAfter(state.sealed, next + 1, state.window),
   ];
-  return turnLogFromEntries(unshown, opts);
+  const { calls: _, ...replayed } = turnLogFromEntries(unshown, opts);
+  return { ...replayed, ...callsOf(state) };
+}
+
+/** The pending calls a next message keeps knowing. */
+function callsOf(state: TurnLogState): Pick<TurnLogState, 'calls'> {
+  return state.calls === undefined ? {} : { calls: state.calls };
+}
+
+/** The state as a fresh message: its revisions start again from its entries. */
+function withoutCompletions(state: TurnLogState): TurnLogState {
+  if (state.completions === undefined) return state;
+  const { completions: _, ...rest } = state;
+  return rest;
 }
 
 function shownNow(state: TurnLogState, opts: Partial<CondenseOpts> | undefined, total: number): number {
@@ -200,6 +320,7 @@ function sealFullMessages(state: TurnLogState, opts: CondenseOpts, slot: number)
     if (result.kind === 'fits') return current;
     const shown = current.window.length - result.carryEntries.length;
     current = {
+      ...current,
       window: result.carryEntries,
       dropped: 0,
       windowChars: measure(result.carryEntries),

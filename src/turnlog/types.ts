@@ -20,6 +20,15 @@ export interface TurnLogEntry {
   messageRole: string;
   /** The `seq` of the event the entry came from, when known (lets tests prove nothing is lost). */
   seq?: number;
+  /** A tool call's or result's `callId`: a result completes its call's line in place. */
+  callId?: string;
+  /**
+   * On a tool result: what its call's line gains once completed (`7 matches`,
+   * `exit 1 · 3 failing`; empty when nothing short is worth saying).
+   */
+  outcome?: string;
+  /** On a call completed in place: the `seq` of the result that completed it. */
+  resultSeq?: number;
 }
 
 export type CondenseStrategy = 'rollover' | 'drop-earliest' | 'aggressive-truncate' | 'hybrid';

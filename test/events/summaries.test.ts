@@ -6,12 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { stripControl } from '../../src/events/control.js';
 import { redactSecrets } from '../../src/events/redact.js';
 import {
+  briefToolResult,
   formatBytes,
   prepareToolOutput,
   prepareToolResult,
   SUMMARY_MAX_CHARS,
   summarizeToolResult,
   TOOL_OUTPUT_CAP,
+  toolResultHeadline,
 } from '../../src/events/summaries.js';
 import { anyText } from './secret-fixtures.js';
 import { hasLoneSurrogate } from './unicode.js';
@@ -72,6 +74,27 @@ describe('summarizeToolResult', () => {
         expect(summarizeToolResult(output)).not.toContain('\n');
       }),
     );
+  });
+});
+
+describe('briefToolResult and toolResultHeadline', () => {
+  it('gives a one-line output of at most 60 chars, else nothing', () => {
+    expect(briefToolResult('  7 matches\n')).toBe('7 matches');
+    expect(briefToolResult('x'.repeat(60))).toBe('x'.repeat(60));
+    expect(briefToolResult('x'.repeat(61))).toBe('');
+    expect(briefToolResult('a\nb')).toBe('');
+    expect(briefToolResult('')).toBe('');
+  });
+
+  it('redacts what it shows', () => {
+    expect(briefToolResult('token ghp_abcdefghijklmnopqrstuvwxyz0123456789')).not.toContain('ghp_abcdef');
+  });
+
+  it('headlines the first non-empty line without the size note', () => {
+    const output = `\n\n3 failing\n${'at foo\n'.repeat(20)}`;
+    expect(toolResultHeadline(output)).toBe('3 failing');
+    expect(summarizeToolResult(output)).toMatch(/^3 failing \(\+20 lines, /);
+    expect(toolResultHeadline('y'.repeat(300))).toBe(`${'y'.repeat(199)}…`);
   });
 });
 

@@ -38,12 +38,14 @@ describe('Claude Code session → runtime', () => {
       'Fixed: `turn',
     ]);
     const log = h.surface.messages(SPACE).find((m) => m.id === creates[1]?.messageId)?.text ?? '';
-    expect(log).toContain('✓ Bash: DATABASE_URL=postgres://turnlog:[REDACTED]@db.internal:5432/turnlog');
+    // One line per tool call, completed in place by its result; a long output is not previewed.
+    expect(log).toContain('✓ Bash(cat .env.local)\n');
     expect(log).toContain(
-      'subagent: Find ingest token readers started\n• 00:00:03    tool: Grep("ingest\\.token")',
+      'subagent: Find ingest token readers started\n• 00:00:03    ✓ Grep("ingest\\.token")',
     );
     expect(log).toContain('subagent: Find ingest token readers done');
-    expect(log).toContain('✗ Bash: failed — Exit code 1');
+    expect(log).toContain('✗ Bash(npm test -- test/config.test.ts) — Exit code 1');
+    expect(log).not.toContain('⋯');
     expect(log).toContain('💬 The config tests pass now.');
     expect(h.runtime.turn(SESSION_ID)).toMatchObject({ outcome: 'ok', logMessages: [{ threadId: thread }] });
     expect(h.warnings).toEqual([]);

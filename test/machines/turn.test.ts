@@ -320,3 +320,46 @@ describe('turn machine: shutdown flush and proactive turns, found by the model',
     expect(t.writes().at(-1)?.text).toContain('tool: two');
   });
 });
+
+describe('turn machine: one line per tool call', () => {
+  const call = (callId: string, text: string) =>
+    entry(`⋯ ${text}`, { callId, status: 'pending', messageRole: 'tool_call' });
+  const result = (callId: string, outcome: string) =>
+    entry(`✓ Grep — ${outcome}`, { callId, status: 'ok', outcome, messageRole: 'tool_result' });
+
+  it('edits the shown call line into its result: a completion alone is something new to send', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: call('a', 'Grep("TODO")') });
+    await settle();
+    expect(t.writes()).toHaveLength(1);
+    await t.advance(5000);
+    t.actor.send({ type: 'turn.log', entry: result('a', '7 matches') });
+    await t.advance(1000);
+    const writes = t.writes();
+    expect(writes).toHaveLength(2);
+    expect(writes[1]?.op).toBe('update');
+    expect(writes[1]?.text).toBe('• 12:00:00  ✓ Grep("TODO") — 7 matches');
+    t.actor.send({ type: 'turn.end', outcome: 'ok' });
+    await t.advance(1000);
+    expect(t.actor.getSnapshot().status).toBe('done');
+    expect(t.actor.getSnapshot().context.deadLetters).toEqual([]);
+    expect(t.surface.calls.filter((c) => c.op === 'create')).toHaveLength(1);
+  });
+
+  it('shows a completion that arrives while the edit showing its call is in flight', async () => {
+    const t = startTurn();
+    t.actor.send({ type: 'turn.log', entry: call('a', 'Grep("TODO")') });
+    await settle();
+    t.actor.send({ type: 'turn.log', entry: call('b', 'Grep("FIXME")') });
+    t.surface.pause();
+    await t.advance(1000); // the edit showing b pending is sent, and held
+    t.actor.send({ type: 'turn.log', entry: result('b', '2 matches') });
+    t.surface.resume();
+    await settle();
+    expect(t.writes().at(-1)?.text).toContain('⋯ Grep("FIXME")');
+    await t.advance(1000);
+    expect(t.writes().at(-1)?.text).toBe(
+      '• 12:00:00  ⋯ Grep("TODO")\n• 12:00:00  ✓ Grep("FIXME") — 2 matches',
+    );
+  });
+});

@@ -47,7 +47,9 @@ describe('Serve.close()', () => {
     expect(await serve.close()).toEqual({ flushed: true });
     const [log] = serve.surface.messages(SPACE).filter((m) => m.text.includes('npm test'));
     expect(log?.edits).toBe(1);
-    expect(log?.text.split('\n')).toHaveLength(2);
+    // The result completed its call's line in place: the flushed edit shows it.
+    expect(log?.text.split('\n')).toHaveLength(1);
+    expect(log?.text).toContain('✓ Bash(npm test)');
   });
 
   it('persists to the SQLite store at store.path and closes it', async () => {

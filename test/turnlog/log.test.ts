@@ -1,11 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../src/events/schema.js';
 import { condenseTurnLog, TRUNCATION_CAPS } from '../../src/turnlog/condense.js';
-import { renderEntryLineAtCap } from '../../src/turnlog/format.js';
+import {
+  completeToolCall,
+  formatTurnLogEntry,
+  isPendingCall,
+  renderEntryLineAtCap,
+} from '../../src/turnlog/format.js';
 import {
   appendEntry,
   createTurnLog,
+  entriesAtRevision,
+  MAX_PENDING_CALLS,
   messageEntryCount,
+  messageRevisions,
   renderTurnLog,
   startNextMessage,
   type TurnLogState,
@@ -172,9 +181,119 @@ describe('turn log state', () => {
   });
 });
 
+describe('tool calls completed in place', () => {
+  const space = 'gchat:spaces/A';
+  const turnId = 'T1';
+  const at = Date.UTC(2024, 4, 1, 12, 4, 2);
+  const entryOf = (event: RunEvent): TurnLogEntry => {
+    const entry = formatTurnLogEntry(event, { timeZone: 'UTC' });
+    if (entry === null) throw new Error(`no entry for ${event.type}`);
+    return entry;
+  };
+  const call = (callId: string, pattern: string, seq: number) =>
+    entryOf({ type: 'tool_call', space, turnId, at, seq, callId, tool: 'Grep', input: { pattern } });
+  const result = (callId: string, seq: number, extra: Partial<RunEvent & { type: 'tool_result' }> = {}) =>
+    entryOf({
+      type: 'tool_result',
+      space,
+      turnId,
+      at: at + 2000,
+      seq,
+      callId,
+      tool: 'Grep',
+      ok: true,
+      ...extra,
+    });
+  const opts = { maxChars: 3500, strategy: 'rollover' } as const;
+  const linesOf = (state: TurnLogState) => {
+    const rendered = renderTurnLog(state, opts);
+    return rendered.kind === 'fits' ? rendered.lines : rendered.finalLines;
+  };
+
+  it('turns the pending call line into its result, with the status on the frame line', () => {
+    let state = appendEntry(createTurnLog(), call('a', 'TODO', 1), opts);
+    state = appendEntry(state, call('b', 'FIXME', 2), opts);
+    expect(linesOf(state).map((l) => [l.status, l.text])).toEqual([
+      ['pending', '⋯ Grep("TODO")'],
+      ['pending', '⋯ Grep("FIXME")'],
+    ]);
+    state = appendEntry(state, result('b', 3, { ok: false, exitCode: 2, output: 'bad regex' }), opts);
+    state = appendEntry(state, result('a', 4, { output: '7 matches' }), opts);
+    expect(linesOf(state).map((l) => [l.status, l.time, l.text])).toEqual([
+      ['ok', '12:04:02', '✓ Grep("TODO") — 7 matches'],
+      ['failed', '12:04:02', '✗ Grep("FIXME") — exit 2 · bad regex'],
+    ]);
+    // Re-measured in place; nothing lost: each call keeps its seq and names the result that completed it.
+    expect(state.windowChars).toEqual(measured(state.window));
+    expect(state.window.map((e) => [e.seq, e.resultSeq])).toEqual([
+      [1, 4],
+      [2, 3],
+    ]);
+    expect(messageEntryCount(state)).toBe(2);
+    expect(messageRevisions(state)).toBe(4);
+    // A frame rendered after the 2nd revision covered 2 entries; after the 3rd (a completion), still 2.
+    expect([1, 2, 3, 4].map((r) => entriesAtRevision(state, r))).toEqual([1, 2, 2, 2]);
+  });
+
+  it('shows a result on its own line, naming its call, when its call is in a finalized message, or never came', () => {
+    let state = appendEntry(createTurnLog(), call('a', 'TODO', 1), opts);
+    state = startNextMessage(state, opts); // the message showing the call was finalized
+    expect(state.completions).toBeUndefined();
+    state = appendEntry(state, result('a', 2, { output: '7 matches' }), opts);
+    state = appendEntry(state, result('ghost', 3, { output: '1 match' }), opts);
+    // It still names the call it completes; one with no known call shows the tool alone.
+    expect(linesOf(state).map((l) => [l.status, l.time, l.text])).toEqual([
+      ['ok', '12:04:04', '✓ Grep("TODO") — 7 matches'],
+      ['ok', '12:04:04', '✓ Grep — 1 match'],
+    ]);
+    expect(state.window.map((e) => [e.seq, e.resultSeq])).toEqual([
+      [2, 2],
+      [3, undefined],
+    ]);
+    expect(messageRevisions(state)).toBe(2);
+    expect(state.calls).toEqual({});
+  });
+
+  it('remembers at most MAX_PENDING_CALLS calls awaiting a result, forgetting the oldest', () => {
+    let state = createTurnLog();
+    for (let i = 0; i < MAX_PENDING_CALLS + 10; i++)
+      state = appendEntry(state, call(`c${i}`, `p${i}`, i + 1), opts);
+    const keys = Object.keys(state.calls ?? {});
+    expect(keys).toHaveLength(MAX_PENDING_CALLS);
+    expect(keys[0]).toBe('c10');
+    // A result for a forgotten call still shows, as the tool alone.
+    state = startNextMessage(state, opts, messageEntryCount(state));
+    state = appendEntry(state, result('c0', 9999, { output: 'x' }), opts);
+    expect(linesOf(state).map((l) => l.text)).toEqual(['✓ Grep — x']);
+  });
+
+  it('does not complete a call sealed into a full message: the result, naming it, follows in the next one', () => {
+    const small = { maxChars: 100, strategy: 'rollover' } as const;
+    let state = appendEntry(createTurnLog(), call('a', 'a'.repeat(20), 1), small);
+    state = appendEntry(state, call('b', 'b'.repeat(20), 2), small);
+    state = appendEntry(state, call('c', 'c'.repeat(20), 3), small);
+    expect(state.sealed).toHaveLength(1);
+    state = appendEntry(state, result('a', 4, { output: 'none' }), small);
+    state = appendEntry(state, result('c', 5, { output: 'one' }), small);
+    const texts = drain(state, small);
+    expect(texts[0]).toContain('⋯ Grep("aaa');
+    expect(texts.at(-1)).toContain('✓ Grep("ccc');
+    expect(texts.at(-1)).toContain(`✓ Grep("${'a'.repeat(20)}") — none`);
+  });
+});
+
 describe('turn log ≡ condenseTurnLog (property)', () => {
-  type Step = { kind: 'entry'; text: string; depth: number } | { kind: 'flush'; finalizeLater: boolean };
+  type Step =
+    | { kind: 'entry'; text: string; depth: number }
+    | { kind: 'result'; pick: number; ok: boolean }
+    | { kind: 'flush'; finalizeLater: boolean };
   const stepArb: fc.Arbitrary<Step> = fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc
+        .record({ pick: fc.nat(), ok: fc.boolean() })
+        .map(({ pick, ok }) => ({ kind: 'result' as const, pick, ok })),
+    },
     {
       weight: 5,
       arbitrary: entriesArb(1)
@@ -210,8 +329,42 @@ describe('turn log ≡ condenseTurnLog (property)', () => {
             message = message.slice(shown);
           };
           for (const step of steps) {
+            if (step.kind === 'result') {
+              if (seq === 0) continue;
+              const callId = `c${1 + (step.pick % seq)}`;
+              const result: TurnLogEntry = {
+                ...toolEntry(`${step.ok ? '✓' : '✗'} R`, ++seq),
+                callId,
+                status: step.ok ? 'ok' : 'failed',
+                outcome: step.ok ? '' : 'exit 1',
+                messageRole: 'tool_result',
+              };
+              const pending = (e: TurnLogEntry) => e.callId === callId && isPendingCall(e);
+              const inWindow = state.window.some(pending);
+              const target = state.calls?.[callId];
+              const revisions = messageRevisions(state);
+              state = appendEntry(state, result, opts);
+              // The reference: the call completed in place while its window holds it, else a line of its own.
+              const at = message.findLastIndex(pending);
+              if (inWindow) message[at] = completeToolCall(message[at]!, result);
+              else if (target === undefined) message.push(result);
+              else
+                message.push(
+                  completeToolCall(
+                    { ...result, summary: `⋯ ${target}`, rawLength: target.length + 2 },
+                    result,
+                  ),
+                );
+              expect(messageRevisions(state)).toBe(revisions + 1);
+              continue;
+            }
             if (step.kind === 'entry') {
-              const entry = { ...toolEntry(step.text, ++seq), depth: step.depth };
+              const entry: TurnLogEntry = {
+                ...toolEntry(`⋯ ${step.text}`, ++seq),
+                depth: step.depth,
+                callId: `c${seq}`,
+                status: 'pending',
+              };
               const before = structuredClone(state);
               const next = appendEntry(state, entry, opts);
               expect(state).toEqual(before); // pure

@@ -42,7 +42,7 @@ describe('gchat E2E: core happy path', () => {
       thread: { name: root.threadId },
       threadReply: true,
     });
-    expect(create?.text).toContain('tool: Read(src/app.ts)');
+    expect(create?.text).toContain('⋯ Read(src/app.ts)');
     // The returned message name is kept for the next event.
     expect(e.runtime.turn('T1')?.logMessages).toEqual([
       expect.objectContaining({ messageId: create?.messageId, threadId: root.threadId }),

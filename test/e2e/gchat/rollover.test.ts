@@ -79,7 +79,7 @@ describe('gchat E2E: roll-over & length', () => {
   });
 
   it('11: aggressive-truncate keeps every entry with shortened summaries', async () => {
-    // 400, not the spec's 300: three lines cut to the last cap (100) plus their `• HH:MM:SS  ✓ Bash: ` prefix
+    // 400, not the spec's 300: three lines cut to the last cap (100) plus their `• HH:MM:SS  ✗ Bash — ` prefix
     // take ~365 chars, so at 300 even the shortest cut overflows and the strategy rolls over, as specified.
     await turnWith({ maxLogMessageChars: 400, condenseStrategy: 'aggressive-truncate' });
     for (let i = 0; i < 3; i++) {
@@ -88,7 +88,8 @@ describe('gchat E2E: roll-over & length', () => {
         turnId: 'T1',
         callId: `c${i}`,
         tool: 'Bash',
-        ok: true,
+        // A failure always says why (a success's long summary is not previewed at all).
+        ok: false,
         summary: `${i}${'y'.repeat(300)}`,
       });
     }
@@ -102,7 +103,7 @@ describe('gchat E2E: roll-over & length', () => {
     const lines = text.split('\n');
     expect(lines).toHaveLength(3);
     lines.forEach((line, i) => {
-      expect(line).toContain(`✓ Bash: ${i}y`);
+      expect(line).toContain(`✗ Bash — ${i}y`);
       expect(line).toContain('…[truncated]');
     });
   });
