@@ -35,6 +35,7 @@ import { resolveConfig, type TurnlogConfig, type TurnlogConfigInput } from './co
 import { parseRunEvent } from './events/parse.js';
 import { redactRunEvent } from './events/redact-event.js';
 import { type Platform, platformOf, type RunEvent } from './events/schema.js';
+import { scrubInput } from './events/scrub.js';
 import { TurnSequencer } from './events/sequence.js';
 import { resolveSpaceRouting } from './routing/route.js';
 import { createSpaceImplementations } from './runtime/space.implementations.js';
@@ -611,7 +612,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   return {
     actor: root,
     ready,
-    ingest(input) {
+    ingest(raw) {
+      // Secrets and direction controls go before anything is parsed, stored or logged.
+      const scrubbed = scrubInput(raw);
+      if (!scrubbed.ok) return reject('ingest', scrubbed.error, scrubbed.payload);
+      const input = scrubbed.value;
       const parsed = parseRunEvent(input);
       if (!parsed.ok) return reject('ingest', parsed.error, input);
       const platform = platformOf(parsed.event.space);

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { type Platform, spaceSchema } from '../events/schema.js';
+import { redactRawText } from '../events/scrub.js';
 import type { Runtime } from '../runtime.js';
 import type { DeadLetterRecord, MaybePromise } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
@@ -89,7 +90,13 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
 
   const keep = (reason: string, payload: string) => {
-    const result = options.deadLetter({ at: now(), source: 'ingest', reason, payload });
+    // What never reached the runtime is redacted here, as the runtime redacts what does.
+    const result = options.deadLetter({
+      at: now(),
+      source: 'ingest',
+      reason: redactRawText(reason),
+      payload: redactRawText(payload),
+    });
     if (result instanceof Promise) {
       result.catch((error: unknown) => logger.error({ error: String(error) }, 'store: deadLetter failed'));
     }
