@@ -392,15 +392,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (snapshot.status === 'active') {
       const persisted = ref.getPersistedSnapshot();
       snapshots.set(context.turnId, { space: context.space, snapshot: persisted });
-      persist(
-        'saveTurn',
-        store.saveTurn({
-          turnId: context.turnId,
-          space: context.space,
-          snapshot: persisted,
-          updatedAt: clock.now(),
-        }),
-      );
+      // A store that throws at once (closed under a shutdown) must not throw into the actor system.
+      try {
+        persist(
+          'saveTurn',
+          store.saveTurn({
+            turnId: context.turnId,
+            space: context.space,
+            snapshot: persisted,
+            updatedAt: clock.now(),
+          }),
+        );
+      } catch (error) {
+        persistFailure('saveTurn')(error);
+      }
     } else if (snapshot.status === 'done' && snapshots.has(context.turnId)) {
       snapshots.delete(context.turnId);
       warned.delete(context.turnId);

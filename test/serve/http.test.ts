@@ -416,3 +416,31 @@ describe('logs', () => {
     expect(serve.logText()).not.toContain(TOKEN);
   });
 });
+
+describe('POST /v1/events: `at` out of range', () => {
+  it.each([
+    ['9e15 (beyond what a Date can hold)', 9_000_000_000_000_000],
+    ['two days ahead', 2 * 86_400_000 + 1],
+    ['not a safe integer', 2 ** 60],
+  ])(
+    'refuses a note with at %s per line, keeps it as a dead letter, and the space stays up',
+    async (_, at) => {
+      serve = await startTestServe();
+      const s = serve;
+      s.clock.set(0);
+      const [inbound, started, call] = turnEvents(s.surface, 'T1');
+      const bad = { type: 'note', space: SPACE, turnId: 'T1', text: 'from the future', at };
+      const { status, json } = await postEvents(s.url, ndjson(inbound, started, call, bad));
+      expect(status).toBe(202);
+      expect(json.rejected).toEqual([{ line: 4, error: expect.stringMatching(/^line 4: (note\.)?at: /) }]);
+      const letters = await s.store.deadLetters();
+      expect(letters.map((d) => d.reason)).toEqual([expect.stringContaining('at: ')]);
+      // The turn goes on: its space never crashed on the event.
+      s.clock.increment(2000);
+      const ok = { type: 'note', space: SPACE, turnId: 'T1', text: 'still here', at: s.clock.now() };
+      expect((await postEvents(s.url, ndjson(ok))).status).toBe(202);
+      await vi.waitFor(() => expect(s.runtime.turn('T1')?.entries).toBe(2), { timeout: 5000 });
+      expect(s.logText()).not.toContain('failed; starting it again');
+    },
+  );
+});
