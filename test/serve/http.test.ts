@@ -444,3 +444,56 @@ describe('POST /v1/events: `at` out of range', () => {
     },
   );
 });
+
+describe('POST /v1/events: JSON depth', () => {
+  const deep = (levels: number) => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+
+  it('refuses a JSON array body whose second item is nested 5,000 deep with a 400, applying nothing', async () => {
+    serve = await startTestServe();
+    const s = serve;
+    const [inbound] = turnEvents(s.surface, 'T1');
+    const body = `[${JSON.stringify(inbound)}, {"type": "note", "space": "${SPACE}", "turnId": "T1", "text": ${deep(5000)}}]`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { status, json } = await postEvents(s.url, body, { contentType: 'application/json' });
+      expect(status).toBe(400);
+      expect(json).toMatchObject({
+        accepted: 0,
+        error: expect.stringMatching(/nested deeper than 64 levels/),
+      });
+    }
+    expect(await s.store.events(`space:${SPACE}`)).toEqual([]);
+    const letters = await s.store.deadLetters();
+    expect(letters).toHaveLength(2);
+    expect(letters[0]?.reason).toMatch(/nested deeper than 64 levels/);
+  });
+
+  it('refuses an NDJSON line nested 5,000 deep per line, with a dead letter, and applies the others', async () => {
+    serve = await startTestServe();
+    const s = serve;
+    const [inbound, started] = turnEvents(s.surface, 'T1');
+    const body = `${ndjson(inbound, started)}\n{"type": "note", "space": "${SPACE}", "turnId": "T1", "text": ${deep(5000)}}`;
+    const { status, json } = await postEvents(s.url, body);
+    expect(status).toBe(202);
+    expect(json).toMatchObject({
+      accepted: 2,
+      rejected: [{ line: 3, error: expect.stringMatching(/^line 3: JSON nested deeper than 64 levels/) }],
+    });
+    expect((await s.store.deadLetters()).map((d) => d.reason)).toEqual([
+      expect.stringMatching(/nested deeper than 64 levels/),
+    ]);
+  });
+
+  it('refuses a value given in process nested deeper than the limit, and a cyclic one, without throwing', async () => {
+    serve = await startTestServe();
+    let nested: unknown = 'x';
+    for (let i = 0; i < 5000; i++) nested = { nested };
+    const cyclic: Record<string, unknown> = { type: 'note', space: SPACE, turnId: 'T1' };
+    cyclic.text = cyclic;
+    for (const value of [{ type: 'note', space: SPACE, turnId: 'T1', text: nested }, cyclic]) {
+      expect(serve.runtime.ingest(value)).toEqual({
+        ok: false,
+        error: expect.stringMatching(/nested deeper than 64 levels/),
+      });
+    }
+  });
+});
