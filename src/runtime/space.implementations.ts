@@ -21,7 +21,9 @@ import type { Destination } from '../routing/types.js';
 import type { TurnlogStore } from '../store/store.js';
 import type { ThreadAnchor } from '../surfaces/surface.js';
 import { formatTurnLogEntry, renderEntryLine } from '../turnlog/format.js';
+import { splitProse } from '../turnlog/split-prose.js';
 import { provideDeliveryMachine } from './delivery.implementations.js';
+import { surfaceResolver } from './posting.js';
 import { restorable } from './restorable.js';
 import { provideTurnMachine, type TurnImplementationDeps } from './turn.implementations.js';
 
@@ -91,6 +93,15 @@ function resolveAnchor(
 export function createSpaceImplementations(deps: SpaceImplementationDeps): SpaceImplementations {
   const turnLogic = restorable(provideTurnMachine(deps));
   const deliveryLogic = provideDeliveryMachine(deps);
+  /** The platform's limit for one message, from its surface. */
+  const surfaceFor = surfaceResolver(deps.surfaces);
+  const maxCharsOf = (space: string): number => {
+    try {
+      return surfaceFor(space).capabilities.maxChars;
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
+  };
 
   /** One log line for an event that goes top-level instead of into a thread log. */
   const lineOf = (event: RunEvent): string => {
@@ -214,14 +225,17 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           !record.dm
             ? record.anchor
             : null;
+        // An answer over the platform's limit goes out in parts rather than being refused whole.
+        const [first, ...continuation] = isAnswer ? answerParts(event.text, maxCharsOf(context.space)) : [];
         const delivery = nextDelivery(context, {
           purpose: isAnswer ? 'answer' : 'top-level entry',
           request: {
             space: context.space,
-            text: isAnswer ? event.text : lineOf(event),
+            text: isAnswer ? (first ?? event.text) : lineOf(event),
             ...(thread ? { thread } : {}),
             ...optionalClientId(clientIdOf(event, isAnswer ? 'answer' : 'top')),
           },
+          ...(continuation.length > 0 ? { continuation } : {}),
         });
         enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
         enqueue.assign(delivery.assignment);
@@ -282,6 +296,13 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       })),
     },
   };
+}
+
+/** An answer's parts; text with nothing to show stays one part (the platform refuses it, and that is reported). */
+function answerParts(text: string, maxChars: number): string[] {
+  if (!Number.isFinite(maxChars)) return [text];
+  const parts = splitProse(text, maxChars);
+  return parts.length > 0 ? parts : [text];
 }
 
 /** The next delivery child: the lowest free slot (`delivery:<slot>`) and the context that takes it. */
