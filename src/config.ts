@@ -136,6 +136,18 @@ export const ingestSchema = z
       .positive()
       .default(10_000)
       .describe('On SIGTERM/SIGINT, how long flushing the live turns may take before the process exits.'),
+    headersTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(10_000)
+      .describe('A client that has not sent its request headers within this time is cut (slow clients).'),
+    bodyTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(30_000)
+      .describe('A client that has not sent its whole request within this time is cut (slow clients).'),
   })
   .strict();
 

@@ -4,6 +4,7 @@
  * GET /v1/turns/:turnId, GET /healthz, and what the logs may contain.
  */
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/config.js';
@@ -290,6 +291,65 @@ describe('the bearer token', () => {
     const guarded = await start({ host: '0.0.0.0', token: TOKEN });
     expect(guarded.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
     await guarded.close();
+  });
+
+  it.each(['x', '   ', 'short-token-15c', '  a b c d e f g h i j k l m n o  '])(
+    'refuses a token with fewer than 16 non-blank characters (%j) on a non-loopback host',
+    async (token) => {
+      const start = startServe({
+        config: { ingest: { port: 0, host: '0.0.0.0', token } },
+        surfaces: { gchat: createMemorySurface() },
+        store: createMemoryStore(),
+        logger: pino({ level: 'silent' }),
+      });
+      await expect(start).rejects.toThrow(/ingest\.token: must have at least 16 non-blank characters/);
+    },
+  );
+});
+
+describe('slow clients', () => {
+  /** A raw socket to the server; resolves `closed` when the server cuts it, with what it answered. */
+  function rawClient(url: string) {
+    const { hostname, port } = new URL(url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    let received = '';
+    let closed = false;
+    socket.on('data', (chunk) => {
+      received += String(chunk);
+    });
+    socket.on('close', () => {
+      closed = true;
+    });
+    socket.on('error', () => {});
+    return { socket, received: () => received, closed: () => closed };
+  }
+
+  it('cuts a client that trickles its headers past ingest.headersTimeoutMs', async () => {
+    serve = await startTestServe({ ingest: { headersTimeoutMs: 150, bodyTimeoutMs: 400 } });
+    const client = rawClient(serve.url);
+    client.socket.write('POST /v1/events HTTP/1.1\r\nHost: x\r\n');
+    const trickle = setInterval(() => client.socket.write('X-Slow: 1\r\n'), 20);
+    try {
+      await vi.waitFor(() => expect(client.closed()).toBe(true), { timeout: 5000, interval: 20 });
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('cuts a client that sends its headers but trickles its body past ingest.bodyTimeoutMs', async () => {
+    serve = await startTestServe({ ingest: { headersTimeoutMs: 100, bodyTimeoutMs: 300 } });
+    const client = rawClient(serve.url);
+    client.socket.write(
+      'POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: 100000\r\n\r\n',
+    );
+    const trickle = setInterval(() => client.socket.write('{'), 20);
+    try {
+      await vi.waitFor(() => expect(client.closed()).toBe(true), { timeout: 5000, interval: 20 });
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(serve.runtime.turn('T1')).toBeUndefined();
   });
 });
 
