@@ -66,6 +66,12 @@ export const budgetConfigSchema = z
     reserveFraction: z.number().min(0).max(1).optional(),
     liveWindowMs: z.number().int().positive().optional(),
     channelSpacingMs: z.number().int().min(0).optional(),
+    marginFraction: z
+      .number()
+      .min(0)
+      .lt(1)
+      .optional()
+      .describe("Share of the platform's limits left unused (clock skew, writes not counted). Default 0.1."),
   })
   .strict();
 
