@@ -14,6 +14,7 @@
  * neutralized everywhere (`<users/all>` and any `<users/…>` can never ping).
  */
 import type { PolicyCard } from '../surfaces/surface.js';
+import { safeLinks } from './links.js';
 import { MENTION_BREAK, neutralizeBroadMentions } from './mentions.js';
 
 /** The `function` a card button invokes; its parameters carry `requestId` and `decision`. */
@@ -55,7 +56,6 @@ const INLINE_CODE = /(`[^`]*`)/;
 const HEADING = /^#{1,6}\s+(.+)$/;
 const BOLD = /\*\*([^*]+)\*\*/g;
 const STRIKE = /~~([^~]+)~~/g;
-const LINK = /\[([^[\]]+)\]\((https?:\/\/[^\s()]+)\)/g;
 
 /** Markdown in one prose line → Chat syntax: `**b**` → `*b*`, `~~s~~` → `~s~`, `[t](url)` → `<url|t>`, `# h` → `*h*`. */
 function renderProseLine(line: string): string {
@@ -65,7 +65,7 @@ function renderProseLine(line: string): string {
   return line
     .split(INLINE_CODE)
     .map((segment, i) =>
-      i % 2 === 1 ? segment : segment.replace(BOLD, '*$1*').replace(STRIKE, '~$1~').replace(LINK, '<$2|$1>'),
+      i % 2 === 1 ? segment : safeLinks(segment.replace(BOLD, '*$1*').replace(STRIKE, '~$1~')),
     )
     .join('');
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSqliteStore } from '../../src/store/sqlite.js';
 import { type PlacedSecret, SECRET_FAMILIES } from '../events/secret-fixtures.js';
 import { ndjson, postEvents, SPACE, startTestServe, type TestServe, turnEvents } from './serve.helpers.js';
@@ -23,8 +23,8 @@ afterEach(async () => {
   dir = undefined;
 });
 
-/** Two samples of every family, on the suite's fixed seed. */
-const secrets: PlacedSecret[] = SECRET_FAMILIES.flatMap((family) => fc.sample(family, 2));
+/** A sample of every family, on the suite's fixed seed (the property tests in test/events try many more). */
+const secrets: PlacedSecret[] = SECRET_FAMILIES.flatMap((family) => fc.sample(family, 1));
 
 function leaksIn(bytes: Buffer, placed: PlacedSecret[]): string[] {
   return placed.filter((p) => bytes.includes(Buffer.from(p.secret, 'utf8'))).map((p) => p.family);
@@ -76,19 +76,19 @@ describe('serve: nothing unredacted at rest', () => {
       lines.push(ndjson(...accepted, ...refused), notJson);
       acceptedCount += accepted.length;
       refusedCount += refused.length + 1;
-      // Refused before the runtime: a string item of an array, a body that is not JSON.
-      expect((await post(JSON.stringify([text]), 'application/json')).status).toBe(400);
-      expect(
-        (await post(`{"type": "note", "text": ${JSON.stringify(text)}`, 'application/json')).status,
-      ).toBe(400);
     }
+    // Refused before the runtime: string items of an array, a body that is not JSON.
+    const texts = secrets.map((p) => p.text);
+    expect((await post(JSON.stringify(texts), 'application/json')).status).toBe(400);
+    const notJsonBody = texts.map((t) => `{"type": "note", "text": ${JSON.stringify(t)}`).join(',');
+    expect((await post(notJsonBody, 'application/json')).status).toBe(400);
     const { status, json } = await post(lines.join('\n'));
     expect(status).toBe(202);
     expect(json.accepted).toBe(acceptedCount);
     expect((json.rejected as unknown[]).length).toBe(refusedCount);
     await s.runtime.sync();
     const letters = await s.store.deadLetters(10_000);
-    expect(letters.length).toBeGreaterThanOrEqual(secrets.length * 7);
+    expect(letters.length).toBeGreaterThanOrEqual(secrets.length * 6);
 
     const main = readIfThere(path);
     const wal = readIfThere(`${path}-wal`);
@@ -101,5 +101,36 @@ describe('serve: nothing unredacted at rest', () => {
     serve = undefined;
     expect(leaksIn(readIfThere(path), secrets)).toEqual([]);
     expect(leaksIn(readIfThere(`${path}-wal`), secrets)).toEqual([]);
+  });
+});
+
+describe('serve: direction controls never reach a platform', () => {
+  it('removes bidi overrides, isolates and marks from every field at ingest', async () => {
+    serve = await startTestServe({ ingest: { shutdownTimeoutMs: 200 } });
+    const s = serve;
+    const bidi = '\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C';
+    const [inbound, started] = turnEvents(s.surface, 'T1');
+    const events = [
+      inbound,
+      { ...started, title: `report\u202Egnp.exe` },
+      {
+        type: 'tool_call',
+        space: SPACE,
+        turnId: 'T1',
+        callId: 'c1',
+        tool: 'Bash',
+        input: { command: `cat ${bidi}x` },
+      },
+      { type: 'note', space: SPACE, turnId: 'T1', text: `invoice\u202Efdp.exe ${bidi}` },
+      { type: 'answer', space: SPACE, turnId: 'T1', text: `open \u2067evil\u2069 file\u202Egnp.exe` },
+    ];
+    expect((await postEvents(s.url, ndjson(...events))).json.accepted).toBe(events.length);
+    await s.runtime.sync();
+    await vi.waitFor(() => expect(s.surface.calls.some((c) => c.text?.includes('file'))).toBe(true), {
+      timeout: 5000,
+    });
+    const everything = JSON.stringify([s.surface.calls, await s.store.events('T1')]);
+    expect(everything).toContain('filegnp.exe');
+    expect(everything).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/);
   });
 });
