@@ -3,7 +3,7 @@
  * (formatTurnLogEntry), spawning turns (fresh or from a persisted snapshot),
  * deliveries (answers, cards, top-level entries) and the anchors it persists.
  */
-import { assign, enqueueActions, type Snapshot } from 'xstate';
+import { enqueueActions, type Snapshot } from 'xstate';
 import type { DeliveryInput } from '../../machines/delivery.machine.js';
 import {
   deliveryChildId,
@@ -291,9 +291,21 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           deps.onTurnEndedWithoutActor?.(context.space, params.turnId, params.outcome);
       },
       reportCrashed: ({ context }, params) => deps.onTurnCrashed?.(context.space, params.turnId),
-      recordDeliveryFailure: assign(({ context }, params) => ({
-        deadLetters: withDeadLetter(context, params.output, deps.now()),
-      })),
+      recordDeliveryFailure: enqueueActions(({ context, enqueue }, params) => {
+        const { output } = params;
+        if (output.status === 'failed') {
+          deps.onWarning?.(context.space, `${output.purpose} not delivered: ${output.error}`);
+          // Kept in the store too, so what the platform refused outlives the process.
+          const stored = deps.store?.deadLetter({
+            at: deps.now(),
+            source: 'delivery',
+            reason: `${output.purpose}: ${output.error}`,
+            payload: output.request.text,
+          });
+          if (stored instanceof Promise) stored.catch(() => {});
+        }
+        enqueue.assign({ deadLetters: withDeadLetter(context, output, deps.now()) });
+      }),
     },
   };
 }
