@@ -21,7 +21,8 @@ async function answerTurn(text: string) {
   await e.quiet();
   e.send({ type: 'answer', turnId: 'T1', text });
   e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-  await e.advance(30_000);
+  // Each part books its own slot: about 30 parts at the space's spacing (~1.1 s) take half a minute.
+  await e.advance(90_000);
   return landed(e.creates()).filter((c) => c.thread === null);
 }
 
