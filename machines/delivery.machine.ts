@@ -19,6 +19,12 @@ export interface DeliveryInput {
   purpose: string;
   /** Give up after this many failed sends. Default 10. */
   maxAttempts?: number;
+  /**
+   * Texts posted after `request`, in order, each as its own message (a long
+   * answer split at the platform's limit): each books its own slot, and they
+   * go silent where the platform allows, so only the first one notifies.
+   */
+  continuation?: string[];
 }
 
 export interface DeliveryContext {
@@ -29,6 +35,10 @@ export interface DeliveryContext {
   retryAfterMs: number;
   posted: PostedMessage | null;
   error: string | null;
+  /** Texts still to post after the current request. */
+  continuation: string[];
+  /** Messages posted so far (the first is the delivery's message). */
+  parts: number;
 }
 
 export type DeliveryOutput =
@@ -50,12 +60,20 @@ export const deliveryMachine = setup({
       retryAfterMs: retryAfterOf(params.error),
       error: describeError(params.error),
     })),
-    recordPosted: assign((_, params: { message: PostedMessage }) => ({
-      posted: params.message,
+    recordPosted: assign(({ context }, params: { message: PostedMessage }) => ({
+      posted: context.posted ?? params.message,
       error: null,
+      parts: context.parts + 1,
+    })),
+    /** The next part of a split message becomes the request, silent, with its own retry count. */
+    takeNextPart: assign(({ context }) => ({
+      request: nextPart(context),
+      continuation: context.continuation.slice(1),
+      attempts: 0,
     })),
   },
   guards: {
+    hasMoreParts: ({ context }) => context.continuation.length > 0,
     canRetryRateLimited: ({ context }, params: { error: unknown }) =>
       context.attempts + 1 < context.maxAttempts && errorKind(params.error) === 'rate-limited',
     canRetry: ({ context }, params: { error: unknown }) =>
@@ -77,6 +95,8 @@ export const deliveryMachine = setup({
     retryAfterMs: 0,
     posted: null,
     error: null,
+    continuation: input.continuation ?? [],
+    parts: 0,
   }),
   initial: 'booking',
   states: {
@@ -89,10 +109,20 @@ export const deliveryMachine = setup({
         id: 'post',
         src: 'postMessage',
         input: ({ context }) => context.request,
-        onDone: {
-          target: 'delivered',
-          actions: { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-        },
+        onDone: [
+          {
+            guard: 'hasMoreParts',
+            target: 'booking',
+            actions: [
+              { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+              'takeNextPart',
+            ],
+          },
+          {
+            target: 'delivered',
+            actions: { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+          },
+        ],
         onError: [
           {
             guard: { type: 'canRetryRateLimited', params: ({ event }) => ({ error: event.error }) },
@@ -134,6 +164,17 @@ export const deliveryMachine = setup({
           error: context.error ?? 'unknown error',
         },
 });
+
+/** The request for the next part: silent, with a client id of its own so a retried create never duplicates. */
+function nextPart(context: DeliveryContext): PostRequest {
+  const { clientId, ...request } = context.request;
+  return {
+    ...request,
+    frame: { kind: 'prose', markdown: context.continuation[0] ?? '' },
+    silent: true,
+    ...(clientId ? { clientId: `${clientId}-${context.parts}` } : {}),
+  };
+}
 
 /** Rate limits and transient failures are worth another try; a 400/403/404 is not. */
 function isRetryable(error: unknown): boolean {

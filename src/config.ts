@@ -69,6 +69,12 @@ export const budgetConfigSchema = z
     reserveFraction: z.number().min(0).max(1).optional(),
     liveWindowMs: z.number().int().positive().optional(),
     channelSpacingMs: z.number().int().min(0).optional(),
+    marginFraction: z
+      .number()
+      .min(0)
+      .lt(1)
+      .optional()
+      .describe("Share of the platform's limits left unused (clock skew, writes not counted). Default 0.1."),
   })
   .strict();
 
@@ -122,6 +128,18 @@ export const ingestSchema = z
       .positive()
       .default(10_000)
       .describe('On SIGTERM/SIGINT, how long flushing the live turns may take before the process exits.'),
+    headersTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(10_000)
+      .describe('A client that has not sent its request headers within this time is cut (slow clients).'),
+    bodyTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(30_000)
+      .describe('A client that has not sent its whole request within this time is cut (slow clients).'),
   })
   .strict();
 

@@ -35,6 +35,7 @@ import { resolveConfig, type TurnlogConfig, type TurnlogConfigInput } from './co
 import { parseRunEvent } from './events/parse.js';
 import { redactRunEvent } from './events/redact-event.js';
 import type { RunEvent } from './events/schema.js';
+import { scrubInput } from './events/scrub.js';
 import { TurnSequencer } from './events/sequence.js';
 import { builtinPlatforms, type PlatformRegistry } from './platforms/registry.js';
 import type { PlatformCapabilities, PlatformDescriptor } from './platforms/types.js';
@@ -433,15 +434,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (snapshot.status === 'active') {
       const persisted = ref.getPersistedSnapshot();
       snapshots.set(context.turnId, { space: context.space, snapshot: persisted });
-      persist(
-        'saveTurn',
-        store.saveTurn({
-          turnId: context.turnId,
-          space: context.space,
-          snapshot: persisted,
-          updatedAt: clock.now(),
-        }),
-      );
+      // A store that throws at once (closed under a shutdown) must not throw into the actor system.
+      try {
+        persist(
+          'saveTurn',
+          store.saveTurn({
+            turnId: context.turnId,
+            space: context.space,
+            snapshot: persisted,
+            updatedAt: clock.now(),
+          }),
+        );
+      } catch (error) {
+        persistFailure('saveTurn')(error);
+      }
     } else if (snapshot.status === 'done' && snapshots.has(context.turnId)) {
       snapshots.delete(context.turnId);
       warned.delete(context.turnId);
@@ -653,7 +659,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   return {
     actor: root,
     ready,
-    ingest(input) {
+    ingest(raw) {
+      // Secrets and direction controls go before anything is parsed, stored or logged.
+      const scrubbed = scrubInput(raw);
+      if (!scrubbed.ok) return reject('ingest', scrubbed.error, scrubbed.payload);
+      const input = scrubbed.value;
       const parsed = parseRunEvent(input, { platforms: registry });
       if (!parsed.ok) return reject('ingest', parsed.error, input);
       const platform = registry.forSpace(parsed.event.space).id;

@@ -31,6 +31,13 @@ export interface BudgetInput {
   channelSpacingMs?: number;
   /** Edits that may go out at once (burst). Default: the reserve plus a twentieth of the window's allowance. */
   capacity?: number;
+  /**
+   * The share of the platform's limits left unused, for clock skew between us
+   * and the platform and for writes the budget does not see: the allowance
+   * shrinks by it and the channel spacing grows by it. Default 0; the
+   * platform defaults (`budgetDefaults`) keep DEFAULT_MARGIN_FRACTION.
+   */
+  marginFraction?: number;
 }
 
 export interface BudgetConfig {
@@ -48,10 +55,13 @@ export interface BudgetConfig {
   /** The refill progress frames may use (the rest refills the reserve); split across the live cards. */
   progressRatePerMs: number;
   liveWindowMs: number;
+  /** The spacing asked for, widened by the margin. */
   channelSpacingMs: number;
+  marginFraction: number;
 }
 
 const MINUTE_MS = 60_000;
+export const DEFAULT_MARGIN_FRACTION = 0.1;
 
 /** The platform's budget defaults, from its descriptor (src/platforms/<id>/descriptor.ts). */
 export function budgetDefaults(
@@ -64,7 +74,7 @@ export function budgetDefaults(
       `budgetDefaults: unknown platform ${JSON.stringify(platform)} (${platforms.ids.join(', ')})`,
     );
   }
-  return { ...descriptor.budget, platform };
+  return { marginFraction: DEFAULT_MARGIN_FRACTION, ...descriptor.budget, platform };
 }
 
 function positive(name: string, value: number): number {
@@ -93,8 +103,13 @@ export function resolveBudgetConfig(input: BudgetInput): BudgetConfig {
     throw new RangeError(`budget input: reserveFraction must be below 1, got ${reserveFraction}`);
   }
   const liveWindowMs = positive('liveWindowMs', input.liveWindowMs ?? MINUTE_MS);
-  const channelSpacingMs = nonNegative('channelSpacingMs', input.channelSpacingMs ?? 1000);
-  const allowance = (ratePerMinute * windowMs) / MINUTE_MS;
+  const marginFraction = nonNegative('marginFraction', input.marginFraction ?? 0);
+  if (marginFraction >= 1) {
+    throw new RangeError(`budget input: marginFraction must be below 1, got ${marginFraction}`);
+  }
+  const keep = 1 - marginFraction;
+  const channelSpacingMs = Math.ceil(nonNegative('channelSpacingMs', input.channelSpacingMs ?? 1000) / keep);
+  const allowance = ((ratePerMinute * windowMs) / MINUTE_MS) * keep;
   const reserve = reserveFraction * allowance;
   const capacity = positive('capacity', input.capacity ?? reserve + Math.max(1, Math.ceil(allowance / 20)));
   if (capacity < reserve + 1) {
@@ -120,5 +135,6 @@ export function resolveBudgetConfig(input: BudgetInput): BudgetConfig {
     progressRatePerMs: refillPerMs * (1 - reserveFraction),
     liveWindowMs,
     channelSpacingMs,
+    marginFraction,
   };
 }

@@ -1,4 +1,5 @@
 import { isRedactedMarker, REDACTED, redactedAs } from './redaction-marker.js';
+import { isSecretName } from './secret-names.js';
 
 /**
  * Credentials recognisable by their own shape or by the syntax around them
@@ -37,12 +38,135 @@ function isBase64PrivateKey(base64: string): boolean {
   return head.includes('PRIVATE KEY');
 }
 
+/**
+ * Vendor tokens recognisable by their prefix, as one alternation so the text
+ * is scanned once for all of them; each alternative starts with a literal.
+ * The kind is the index of the group that matched.
+ */
+const VENDOR_TOKENS: readonly [kind: string, source: string][] = [
+  ['sendgrid-key', String.raw`SG\.[\w-]{16,32}\.[\w-]{16,64}`],
+  ['huggingface-token', String.raw`hf_[A-Za-z0-9]{30,}`],
+  ['docker-token', String.raw`dckr_(?:pat|oat)_[\w-]{20,}`],
+  ['twilio-key', String.raw`SK[0-9a-fA-F]{32}(?![0-9a-fA-F])`],
+  ['pypi-token', String.raw`pypi-AgEIcHlwaS5vcmc[\w-]{40,}`],
+  ['gitlab-token', String.raw`(?:glpat|gldt|glrt|glptt|glsoat|glft|glimt|glagent|gloas)-[\w-]{20,}`],
+  ['digitalocean-token', String.raw`do[opr]_v1_[a-f0-9]{64}`],
+  ['shopify-token', String.raw`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`],
+  ['databricks-token', String.raw`dapi[a-f0-9]{32}(?:-\d)?`],
+  ['linear-key', String.raw`lin_(?:api|oauth)_[\w-]{32,}`],
+  ['notion-token', String.raw`(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})`],
+  ['groq-key', String.raw`gsk_[\w-]{40,}`],
+  ['replicate-token', String.raw`r8_[A-Za-z0-9]{30,}`],
+  ['vault-token', String.raw`hv[sbr]\.[\w-]{24,}`],
+  ['mailgun-key', String.raw`key-[0-9a-f]{32}(?![0-9a-f])`],
+  ['tailscale-key', String.raw`tskey-[\w-]{20,}`],
+  ['atlassian-token', String.raw`ATATT3[\w=-]{30,}`],
+  ['postman-key', String.raw`PMAK-[\w-]{30,}`],
+  ['xai-key', String.raw`xai-[A-Za-z0-9]{30,}`],
+  ['perplexity-key', String.raw`pplx-[A-Za-z0-9]{30,}`],
+  ['grafana-token', String.raw`(?:glsa|glc)_[\w-]{30,}`],
+  ['supabase-token', String.raw`sbp_[a-zA-Z0-9]{30,}`],
+  ['sentry-token', String.raw`sntr[yu]s_[\w=+/-]{30,}`],
+  ['doppler-token', String.raw`dp\.(?:st|sa|ct|pt)\.[\w-]{30,}`],
+  ['square-token', String.raw`sq0(?:atp|csp)-[\w-]{20,}`],
+  ['planetscale-token', String.raw`pscale_(?:tkn|pw|oauth)_[\w.-]{30,}`],
+  ['age-secret-key', String.raw`AGE-SECRET-KEY-1[0-9A-Z]{50,}`],
+  ['figma-token', String.raw`figd_[\w-]{30,}`],
+  ['netlify-token', String.raw`nfp_[A-Za-z0-9]{30,}`],
+  ['fly-token', String.raw`fo1_[\w-]{30,}`],
+  ['pulumi-token', String.raw`pul-[a-f0-9]{40}`],
+];
+const VENDOR_PATTERN = new RegExp(
+  `(?<![\\w.-])(?:${VENDOR_TOKENS.map(([, source]) => `(${source})`).join('|')})`,
+  'g',
+);
+
+/**
+ * Command-line flags that take a password or token as the next word
+ * (`--password pw`, `--token hf_…`, `--api-key k`): the flag's name says it,
+ * as a variable's does. `--token-file path` names where the secret is, and
+ * `--password-stdin` takes none.
+ */
+function isSecretFlag(flag: string): boolean {
+  return isSecretName(flag) && !/(?:stdin|prompt|policy)$/i.test(flag);
+}
+
+/** Query parameters that carry a signature or a credential whatever their name says to the name pass. */
+const SIGNED_QUERY =
+  /([?&;](?:sig|signature|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|X-Goog-Signature|X-Goog-Credential|access_token|refresh_token|id_token|client_secret|api_key|apikey|key|token|auth|password|code)=)([^\s&#"'`<>]{4,})/gi;
+
 export const SECRET_SHAPES: readonly SecretShape[] = [
+  {
+    kind: 'vendor-token',
+    pattern: VENDOR_PATTERN,
+    replace: (match, ...groups) => {
+      const index = groups.slice(0, VENDOR_TOKENS.length).findIndex((g) => g !== undefined);
+      return index === -1 ? match : redactedAs(VENDOR_TOKENS[index]?.[0] ?? 'token');
+    },
+  },
+  {
+    // mysql -pSECRET (attached, as mysql reads it); `mkdir -p dir`, `-p 8080:80` are other tools' -p.
+    kind: 'mysql-password-flag',
+    pattern:
+      /(?<![\w-])(mysql(?:dump|admin|import|check|show|slap)?|mariadb(?:-dump)?)\b([^\n|;&]{0,200}?(?<!\S)-p)([^\s"'`]+)/g,
+    replace: (match, tool, between, password) =>
+      isRedactedMarker(password ?? '') ? match : `${tool}${between}${REDACTED}`,
+  },
+  {
+    // docker/podman/helm `login -p PW`, redis-cli `-a PW`, sshpass `-p PW`.
+    kind: 'cli-password-flag',
+    pattern: /(?<![\w-])((?:login|redis-cli|sshpass)\b[^\n|;&]{0,200}?(?<!\S)-[pa][ \t]+)(["']?)([^\s"'`]+)/g,
+    replace: (match, before, quote, password) =>
+      isRedactedMarker(password ?? '') || password?.startsWith('-') || password?.startsWith('$')
+        ? match
+        : `${before}${quote}${REDACTED}`,
+  },
+  {
+    // openssl -passin pass:PW, -passout pass:PW, -k pass:PW.
+    kind: 'openssl-pass',
+    pattern: /(?<![\w-])(pass:)([^\s"'`]+)/g,
+    replace: (match, prefix, password) => (isRedactedMarker(password ?? '') ? match : `${prefix}${REDACTED}`),
+  },
+  {
+    kind: 'secret-flag',
+    pattern:
+      /(?<!\S)(--?(?=[\w-]{0,63}?(?:key|token|secret|pass|pwd|auth|credential|pat|cookie))[A-Za-z][\w-]{0,63})([ \t]+)(["']?)([^\s"'`<>|&;()]{1,512})/gi,
+    replace: (match, flag, sep, quote, value) =>
+      isSecretFlag(flag ?? '') &&
+      !value?.startsWith('-') &&
+      !value?.startsWith('$') &&
+      !isRedactedMarker(value ?? '')
+        ? `${flag}${sep}${quote}${REDACTED}`
+        : match,
+  },
+  {
+    // A Twilio auth token is 32 hex digits, often right after its account SID (`AC…`), as a positional argument.
+    kind: 'twilio-token',
+    pattern: /(?<![\w-])(AC[0-9a-f]{32}(?:["'])?(?:[ \t]+|[:,][ \t]*)(?:["'])?)([0-9a-f]{32})(?![0-9a-f])/g,
+    replace: (_match, sid) => `${sid}${redactedAs('twilio-token')}`,
+  },
+  {
+    // `https://TOKEN@host` — userinfo without a password, long enough to be a token and carrying a digit.
+    kind: 'url-userinfo-token',
+    pattern: /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)([A-Za-z0-9_.~-]{20,256})@/g,
+    replace: (match, scheme, token) => (/\d/.test(token ?? '') ? `${scheme}${REDACTED}@` : match),
+  },
+  {
+    kind: 'url-query-secret',
+    pattern: SIGNED_QUERY,
+    replace: (match, name, value) => (isRedactedMarker(value ?? '') ? match : `${name}${REDACTED}`),
+  },
+  {
+    // Telegram bot tokens, in a URL (`/bot<id>:<secret>/`) or alone.
+    kind: 'telegram-bot-token',
+    pattern: /(?<![\w-])((?:bot)?\d{8,10}:)(AA[\w-]{30,})/g,
+    replace: (_match, id) => `${id}${redactedAs('telegram-bot-token')}`,
+  },
   {
     // postgres://u:p@h/db, https://x-access-token:T@github.com — scheme, user and host stay.
     kind: 'url-password',
     pattern:
-      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s:/?#@"'`<>]{0,256}:)([^\s/?#@"'`<>]{1,512})@/g,
+      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s:/?#@"'`<>]{0,256}:)([^\s/?#"'`<>]{1,512})@/g,
     replace: (match, prefix, password) =>
       isRedactedMarker(password ?? '') ? match : `${prefix}${REDACTED}@`,
   },

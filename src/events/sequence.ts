@@ -94,6 +94,9 @@ interface EndedTurn {
 /** Ids by eventId, in order of acceptance. */
 type Ids = Map<string, Accepted>;
 
+/** How far a host's `at` may be from the ingest's clock (either way). */
+export const MAX_AT_SKEW_MS = 86_400_000;
+
 export class TurnSequencer {
   private readonly now: () => number;
   private readonly maxEndedTurns: number;
@@ -139,6 +142,16 @@ export class TurnSequencer {
    * answers a retry of an accepted event as a duplicate, or refuses it.
    */
   stamp(event: RunEvent): StampResult {
+    if (event.at !== undefined) {
+      const now = this.now();
+      // A time no Date can hold (9e15) or one far off would break every formatter downstream: refused here.
+      if (!Number.isSafeInteger(event.at) || Math.abs(event.at - now) > MAX_AT_SKEW_MS) {
+        return {
+          ok: false,
+          error: `at: ${event.at} is out of range: epoch ms within ±1 day of now (${now}), or leave it out to stamp the time of receipt`,
+        };
+      }
+    }
     const turnId = event.type === 'inbound' ? undefined : event.turnId;
     const { eventId } = event;
     if (turnId === undefined) {

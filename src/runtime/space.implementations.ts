@@ -3,7 +3,7 @@
  * (formatTurnLogEntry), spawning turns (fresh or from a persisted snapshot),
  * deliveries (answers, cards, top-level entries) and the anchors it persists.
  */
-import { assign, enqueueActions, type Snapshot } from 'xstate';
+import { enqueueActions, type Snapshot } from 'xstate';
 import type { DeliveryInput } from '../../machines/delivery.machine.js';
 import {
   deliveryChildId,
@@ -19,10 +19,12 @@ import type { RunEvent } from '../events/schema.js';
 import { routeEvent } from '../routing/route.js';
 import type { Destination } from '../routing/types.js';
 import type { TurnlogStore } from '../store/store.js';
-import { proseFrame, type SurfaceFrame } from '../surfaces/frame.js';
+import { plainText, proseFrame, type SurfaceFrame } from '../surfaces/frame.js';
 import type { ThreadAnchor } from '../surfaces/surface.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
+import { splitProse } from '../turnlog/split-prose.js';
 import { provideDeliveryMachine } from './delivery.implementations.js';
+import { surfaceResolver } from './posting.js';
 import { restorable } from './restorable.js';
 import { provideTurnMachine, type TurnImplementationDeps } from './turn.implementations.js';
 
@@ -101,6 +103,15 @@ function lostRootHeader(event: Extract<RunEvent, { type: 'turn_started' }>): str
 export function createSpaceImplementations(deps: SpaceImplementationDeps): SpaceImplementations {
   const turnLogic = restorable(provideTurnMachine(deps));
   const deliveryLogic = provideDeliveryMachine(deps);
+  /** The platform's limit for one message, from its surface. */
+  const surfaceFor = surfaceResolver(deps.surfaces);
+  const maxCharsOf = (space: string): number => {
+    try {
+      return surfaceFor(space).capabilities.maxChars;
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
+  };
 
   /** A log frame of one line for an event that goes top-level instead of into a thread log. */
   const lineOf = (event: RunEvent): SurfaceFrame => {
@@ -233,14 +244,17 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           !record.dm
             ? record.anchor
             : null;
+        // An answer over the platform's limit goes out in parts rather than being refused whole.
+        const [first, ...continuation] = isAnswer ? answerParts(event.text, maxCharsOf(context.space)) : [];
         const delivery = nextDelivery(context, {
           purpose: isAnswer ? 'answer' : 'top-level entry',
           request: {
             space: context.space,
-            frame: isAnswer ? proseFrame(event.text) : lineOf(event),
+            frame: isAnswer ? proseFrame(first ?? event.text) : lineOf(event),
             ...(thread ? { thread } : {}),
             ...optionalClientId(clientIdOf(event, isAnswer ? 'answer' : 'top')),
           },
+          ...(continuation.length > 0 ? { continuation } : {}),
         });
         enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
         enqueue.assign(delivery.assignment);
@@ -296,11 +310,30 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           deps.onTurnEndedWithoutActor?.(context.space, params.turnId, params.outcome);
       },
       reportCrashed: ({ context }, params) => deps.onTurnCrashed?.(context.space, params.turnId),
-      recordDeliveryFailure: assign(({ context }, params) => ({
-        deadLetters: withDeadLetter(context, params.output, deps.now()),
-      })),
+      recordDeliveryFailure: enqueueActions(({ context, enqueue }, params) => {
+        const { output } = params;
+        if (output.status === 'failed') {
+          deps.onWarning?.(context.space, `${output.purpose} not delivered: ${output.error}`);
+          // Kept in the store too, so what the platform refused outlives the process.
+          const stored = deps.store?.deadLetter({
+            at: deps.now(),
+            source: 'delivery',
+            reason: `${output.purpose}: ${output.error}`,
+            payload: plainText(output.request.frame),
+          });
+          if (stored instanceof Promise) stored.catch(() => {});
+        }
+        enqueue.assign({ deadLetters: withDeadLetter(context, output, deps.now()) });
+      }),
     },
   };
+}
+
+/** An answer's parts; text with nothing to show stays one part (the platform refuses it, and that is reported). */
+function answerParts(text: string, maxChars: number): string[] {
+  if (!Number.isFinite(maxChars)) return [text];
+  const parts = splitProse(text, maxChars);
+  return parts.length > 0 ? parts : [text];
 }
 
 /** The next delivery child: the lowest free slot (`delivery:<slot>`) and the context that takes it. */

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { spaceSchema } from '../events/schema.js';
+import { redactRawText } from '../events/scrub.js';
 import type { Runtime } from '../runtime.js';
 import type { DeadLetterRecord, MaybePromise } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
@@ -44,6 +45,10 @@ export interface IngestServerOptions {
   now?: () => number;
   /** How long `/healthz` waits for a surface's `ready()`. Default 5000 ms. */
   healthTimeoutMs?: number;
+  /** A client whose headers have not all arrived by then is cut (408, closed). Default 10 s. */
+  headersTimeoutMs?: number;
+  /** A client whose whole request has not arrived by then is cut (408, closed). Default 30 s. */
+  bodyTimeoutMs?: number;
 }
 
 export interface IngestServer {
@@ -61,6 +66,10 @@ export const OVERSIZE_DEAD_LETTER_BYTES = 64 * 1024;
 /** How long the rest of an over-limit body is read and thrown away so the client can read its 413. */
 const OVERSIZE_LINGER_MS = 2000;
 const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/** A token reachable from the network must not be guessable. */
+export const MIN_TOKEN_CHARS = 16;
 const TURN_PATH = /^\/v1\/turns\/([^/]+)$/;
 const SPACE_PATH = /^\/v1\/spaces\/([^/]+)$/;
 const spaceSettingsSchema = z
@@ -84,12 +93,25 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
         'without one anyone who reaches the port could post into your chat spaces',
     );
   }
+  const tokenChars = options.token?.replace(/\s/g, '').length ?? 0;
+  if (options.token !== undefined && !isLoopbackHost(options.host) && tokenChars < MIN_TOKEN_CHARS) {
+    throw new ConfigError(
+      `ingest.token: must have at least ${MIN_TOKEN_CHARS} non-blank characters when ingest.host is not a loopback address ` +
+        `(it has ${tokenChars}); a short token can be guessed`,
+    );
+  }
   const { runtime, logger } = options;
   const now = options.now ?? Date.now;
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
 
   const keep = (reason: string, payload: string) => {
-    const result = options.deadLetter({ at: now(), source: 'ingest', reason, payload });
+    // What never reached the runtime is redacted here, as the runtime redacts what does.
+    const result = options.deadLetter({
+      at: now(),
+      source: 'ingest',
+      reason: redactRawText(reason),
+      payload: redactRawText(payload),
+    });
     if (result instanceof Promise) {
       result.catch((error: unknown) => logger.error({ error: String(error) }, 'store: deadLetter failed'));
     }
@@ -238,7 +260,15 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     return postEvents(request, response);
   }
 
-  const server: Server = createServer((request, response) => {
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, headersTimeout);
+  // Node checks both timeouts every connectionsCheckingInterval: a fraction of the shorter one, so a cut is timely.
+  const serverOptions = {
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))),
+  };
+  const server: Server = createServer(serverOptions, (request, response) => {
     const started = performance.now();
     response.once('finish', () => {
       logger.debug(

@@ -98,6 +98,8 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       port: config.ingest.port,
       ...(config.ingest.token === undefined ? {} : { token: config.ingest.token }),
       bodyLimitBytes: config.ingest.bodyLimitBytes,
+      headersTimeoutMs: config.ingest.headersTimeoutMs,
+      bodyTimeoutMs: config.ingest.bodyTimeoutMs,
       deadLetter: (record) => store.deadLetter(record),
       logger,
       now: () => clock.now(),

@@ -8,6 +8,7 @@
  */
 import type { RejectedLine } from '../events/parse.js';
 import { describeValue } from '../events/parse.js';
+import { jsonDepth, jsonErrorOf, MAX_JSON_DEPTH, redactRawText } from '../events/scrub.js';
 import type { IngestResult } from '../runtime.js';
 
 export type BodyFormat = 'ndjson' | 'json';
@@ -63,18 +64,25 @@ function ingestNdjson(body: string, { ingest }: BodyIngestDeps): BodyIngestOutco
 function ingestJson(body: string, { ingest, deadLetter }: BodyIngestDeps): BodyIngestOutcome {
   const outcome: BodyIngestOutcome = { accepted: 0, rejected: [] };
   if (body.trim() === '') return { ...outcome, bodyError: EMPTY_BODY };
+  // An array's items are one level down: checked before parsing, so no item is applied when one is too deep.
+  if (jsonDepth(body, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH + 1) {
+    return {
+      ...outcome,
+      bodyError: `body: JSON nested deeper than ${MAX_JSON_DEPTH} levels in an event (refused before parsing; nothing applied)`,
+    };
+  }
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch (error) {
-    return { ...outcome, bodyError: `body: invalid JSON: ${(error as Error).message}` };
+    return { ...outcome, bodyError: `body: invalid JSON: ${jsonErrorOf(error)}` };
   }
   if (Array.isArray(value)) {
     if (value.length === 0) return { ...outcome, bodyError: EMPTY_BODY };
     value.forEach((item, index) => {
       // `ingest` reads a string as JSON text; an array item is already parsed, so a string is a wrong value.
       if (typeof item === 'string') {
-        const error = `expected a JSON object (one run event), got ${describeValue(item)}`;
+        const error = `expected a JSON object (one run event), got ${describeValue(redactRawText(item))}`;
         deadLetter(error, JSON.stringify(item));
         count(outcome, { ok: false, error }, index, `index ${index}`);
       } else {

@@ -5,22 +5,33 @@ import { budgetDefaults, resolveBudgetConfig } from '../../src/budget/config.js'
 describe('budgetDefaults (PLATFORMS.md)', () => {
   it('Slack: chat.update 50 a minute per app, one edit per channel per second', () => {
     const config = resolveBudgetConfig(budgetDefaults('slack'));
-    expect(config.allowance).toBe(50);
+    // A tenth of each limit is kept as margin (clock skew, writes the budget does not see).
+    expect(config.allowance).toBe(45);
     expect(config.windowMs).toBe(60_000);
-    expect(config.channelSpacingMs).toBe(1000);
+    expect(config.channelSpacingMs).toBe(1112);
   });
 
   it('Google Chat: 3000 writes a minute per project; the 1 s spacing keeps a space at ≤ 60 a minute', () => {
     const config = resolveBudgetConfig(budgetDefaults('gchat'));
-    expect(config.allowance).toBe(3000);
-    expect(60_000 / config.channelSpacingMs).toBeLessThanOrEqual(60);
+    expect(config.allowance).toBe(2700);
+    expect(60_000 / config.channelSpacingMs).toBeLessThanOrEqual(54);
   });
 
   it('Discord: 50 requests per second global, counted over a one-second window', () => {
     const config = resolveBudgetConfig(budgetDefaults('discord'));
     expect(config.ratePerMinute).toBe(3000);
     expect(config.windowMs).toBe(1000);
-    expect(config.allowance).toBe(50);
+    expect(config.allowance).toBe(45);
+  });
+
+  it('keeps a configurable margin under the platform limits (default a tenth)', () => {
+    expect(resolveBudgetConfig({ ...budgetDefaults('gchat'), marginFraction: 0 }).allowance).toBe(3000);
+    expect(resolveBudgetConfig({ ...budgetDefaults('gchat'), marginFraction: 0.2 }).channelSpacingMs).toBe(
+      1250,
+    );
+    expect(() => resolveBudgetConfig({ ...budgetDefaults('gchat'), marginFraction: 1 })).toThrow(
+      /marginFraction must be below 1/,
+    );
   });
 
   it('refuses an unknown platform by name', () => {

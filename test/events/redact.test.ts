@@ -307,6 +307,13 @@ describe('redactSecrets — properties', () => {
     );
   });
 
+  it('hides every sample of every family (CLI flags, vendor prefixes, URLs, connection strings)', () => {
+    const leaked = SECRET_FAMILIES.flatMap((family) => fc.sample(family, 20))
+      .filter((placed) => redactSecrets(`run: ${placed.text} done`).includes(placed.secret))
+      .map((placed) => `${placed.family}: ${placed.text}`);
+    expect([...new Set(leaked)]).toEqual([]);
+  });
+
   it('hides every family wherever it sits in arbitrary text', () => {
     fc.assert(
       fc.property(anyText(), fc.oneof(...SECRET_FAMILIES), fc.string(), (before, placed, after) => {

@@ -6,6 +6,9 @@ import fc from 'fast-check';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const UPPER_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const HEX = '0123456789abcdef';
+/** Password characters that need no quoting in a shell. */
+const PW = `${ALNUM}!%^*+`;
 
 /**
  * Arbitrary text: any grapheme (other scripts, emoji), plus the characters the
@@ -104,7 +107,130 @@ export const SECRET_FAMILIES: fc.Arbitrary<PlacedSecret>[] = [
   randomToken(`${ALNUM} !#`, 12, 40).map(placed('json password', (v) => `{"password": "${v}"}`)),
   randomToken(ALNUM, 12, 40).map(placed('json apiKey', (v) => `{"apiKey":"${v}"}`)),
   randomToken(ALNUM, 12, 40).map(placed('json client_secret', (v) => `{"client_secret": "${v}"}`)),
+  ...CLI_FLAG_FAMILIES(),
+  ...VENDOR_FAMILIES(),
+  ...URL_AND_CONNECTION_FAMILIES(),
 ];
+
+/** Password and token flags of common command-line tools (issue 9 item 5). */
+function CLI_FLAG_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
+  return [
+    randomToken(PW, 8, 30).map(placed('mysql -p<pw>', (v) => `mysql -u root -p${v} -h db.internal app`)),
+    randomToken(PW, 8, 30).map(
+      placed('mysqldump -p<pw>', (v) => `mysqldump --user=app -p${v} app > dump.sql`),
+    ),
+    randomToken(PW, 8, 30).map(placed('--password <pw>', (v) => `mysql --user app --password ${v} app`)),
+    randomToken(PW, 8, 30).map(placed('--password=<pw>', (v) => `psql --password=${v} -h db`)),
+    randomToken(ALNUM, 34).map(placed('--token hf_', (v) => `huggingface-cli login --token hf_${v}`)),
+    randomToken(ALNUM, 20, 40).map(placed('--token <t>', (v) => `vault login --token ${v}`)),
+    randomToken(ALNUM, 20, 40).map(placed('--api-key <k>', (v) => `mycli deploy --api-key ${v} --region eu`)),
+    randomToken(ALNUM, 20, 40).map(
+      placed('--auth-token <t>', (v) => `sentry-cli --auth-token "${v}" releases`),
+    ),
+    randomToken(`${ALNUM}_-`, 27).map(
+      placed('docker login -p dckr_pat_', (v) => `docker login -u me -p dckr_pat_${v} docker.io`),
+    ),
+    randomToken(PW, 8, 30).map(
+      placed('docker login -p <pw>', (v) => `docker login -u me -p ${v} registry.example.com`),
+    ),
+    randomToken(PW, 8, 30).map(placed('redis-cli -a', (v) => `redis-cli -h cache -a ${v} ping`)),
+    randomToken(PW, 8, 30).map(placed('sshpass -p', (v) => `sshpass -p ${v} ssh deploy@host`)),
+    randomToken(PW, 8, 30).map(placed('openssl pass:', (v) => `openssl pkcs12 -in a.p12 -passin pass:${v}`)),
+    randomToken(PW, 8, 30).map(placed('curl --user', (v) => `curl --user admin:${v} https://jenkins/`)),
+  ];
+}
+
+/** Vendor token prefixes (issue 9 item 5). */
+function VENDOR_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
+  return [
+    fc
+      .tuple(randomToken(`${ALNUM}_-`, 22), randomToken(`${ALNUM}_-`, 43))
+      .map(([a, b]) => ({ family: 'sendgrid SG.', text: `key is SG.${a}.${b}`, secret: `${a}.${b}` })),
+    randomToken(ALNUM, 34).map(placed('huggingface hf_', (v) => `token hf_${v}`)),
+    randomToken(`${ALNUM}_-`, 27).map(placed('docker dckr_pat_', (v) => `dckr_pat_${v}`)),
+    // The account SID is public (and fixed here, so it never contains another sample's secret).
+    randomToken(HEX, 32).map(
+      placed('twilio positional', (v) => `twilio login AC0123456789abcdef0123456789abcdef ${v}`),
+    ),
+    randomToken(HEX, 32).map(placed('twilio SK', (v) => `SK${v}`)),
+    randomToken(ALNUM, 36).map(placed('npm npm_', (v) => `npm_${v}`)),
+    randomToken(`${ALNUM}_-`, 60, 120).map(placed('pypi', (v) => `pypi-AgEIcHlwaS5vcmc${v}`)),
+    randomToken(`${ALNUM}_-`, 20).map(placed('gitlab glpat-', (v) => `glpat-${v}`)),
+    randomToken(HEX, 64).map(placed('digitalocean dop_v1_', (v) => `dop_v1_${v}`)),
+    randomToken(HEX, 32).map(placed('shopify shpat_', (v) => `shpat_${v}`)),
+    randomToken(HEX, 32).map(placed('databricks dapi', (v) => `dapi${v}`)),
+    randomToken(`${ALNUM}_-`, 40).map(placed('linear lin_api_', (v) => `lin_api_${v}`)),
+    randomToken(ALNUM, 43).map(placed('notion secret_', (v) => `secret_${v}`)),
+    randomToken(`${ALNUM}_-`, 40, 60).map(placed('groq gsk_', (v) => `gsk_${v}`)),
+    randomToken(ALNUM, 40).map(placed('replicate r8_', (v) => `r8_${v}`)),
+    randomToken(`${ALNUM}`, 24, 90).map(placed('vault hvs.', (v) => `hvs.${v}`)),
+    randomToken(ALNUM, 30).map(
+      placed('telegram bot', (v) => `https://api.telegram.org/bot123456789:AA${v}123/getMe`),
+    ),
+    randomToken(HEX, 32).map(placed('mailgun key-', (v) => `key-${v}`)),
+    randomToken(ALNUM, 30, 40).map(placed('tailscale tskey-', (v) => `tskey-auth-${v}`)),
+    randomToken(`${ALNUM}_-`, 40).map(placed('atlassian ATATT', (v) => `ATATT3xFfGF0${v}`)),
+    randomToken(ALNUM, 40).map(placed('postman PMAK-', (v) => `PMAK-${v}`)),
+    randomToken(ALNUM, 40).map(placed('xai', (v) => `xai-${v}`)),
+    randomToken(ALNUM, 40).map(placed('perplexity', (v) => `pplx-${v}`)),
+    randomToken(ALNUM, 40).map(placed('grafana glsa_', (v) => `glsa_${v}_0a1b2c3d`)),
+    randomToken(ALNUM, 40).map(placed('supabase sbp_', (v) => `sbp_${v}`)),
+  ];
+}
+
+/** Secrets in URLs and the connection strings of the major clouds and databases (issue 9 item 5). */
+function URL_AND_CONNECTION_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
+  return [
+    randomToken(ALNUM, 24, 40).map(
+      placed('url userinfo token', (v) => `git clone https://${v}1@git.example.com/o/r.git`),
+    ),
+    randomToken(ALNUM, 12, 40).map(
+      placed('url ?token=', (v) => `GET https://api.example.com/v1/x?token=${v}&page=2`),
+    ),
+    randomToken(ALNUM, 12, 40).map(placed('url &key=', (v) => `https://maps.example.com/api?q=x&key=${v}`)),
+    randomToken(`${ALNUM}%`, 20, 60).map(
+      placed(
+        'azure sas sig=',
+        (v) => `https://acct.blob.core.windows.net/c/b?sv=2022-11-02&se=2026&sp=r&sig=${v}`,
+      ),
+    ),
+    randomToken(HEX, 64).map(
+      placed(
+        'aws presigned',
+        (v) => `https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=${v}`,
+      ),
+    ),
+    randomToken(`${ALNUM}+/`, 86).map(
+      placed(
+        'azure storage',
+        (v) =>
+          `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${v}==;EndpointSuffix=core.windows.net`,
+      ),
+    ),
+    randomToken(`${ALNUM}+/`, 43).map(
+      placed(
+        'azure service bus',
+        (v) => `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${v}=`,
+      ),
+    ),
+    randomToken(PW, 8, 30).map(
+      placed('ado.net', (v) => `Server=tcp:db.database.windows.net;User ID=app;Password=${v};`),
+    ),
+    randomToken(`${ALNUM}!*`, 8, 30).map(
+      placed('mongo', (v) => `mongodb+srv://admin:${v}@cluster0.x.mongodb.net/db`),
+    ),
+    randomToken(`${ALNUM}!*`, 8, 30).map(
+      placed('postgres @ in pw', (v) => `postgresql://app:${v}@x@db:5432/app`),
+    ),
+    randomToken(`${ALNUM}`, 8, 30).map(
+      placed('rediss', (v) => `rediss://default:${v}@cache.example.com:6380`),
+    ),
+    randomToken(`${ALNUM}`, 8, 30).map(placed('amqps', (v) => `amqps://user:${v}@mq.example.com/vhost`)),
+    randomToken(`${ALNUM}`, 8, 30).map(
+      placed('jdbc', (v) => `jdbc:mysql://db:3306/app?user=app&password=${v}`),
+    ),
+  ];
+}
 
 export const ENV_FILE = `# production settings
 DATABASE_URL=postgres://app:Sup3rS3cret!@db.prod.internal:5432/app
@@ -204,4 +330,11 @@ export const ORDINARY_TEXT = [
   'PASSWORD=${DB_PASSWORD}',
   'always-auth=true',
   'key_count: 3',
+  'mkdir -p build/out && docker run -p 8080:80 -p 443:443 nginx',
+  'ssh -p 2222 me@host; scp -P 2222 a b',
+  'gh auth login --with-token < token.txt; cli --token-file ./secrets/token --api-key-file key.txt',
+  'docker login --password-stdin registry.example.com',
+  'redis-cli -n 2 ping',
+  'see https://example.com/docs?page=2&sort=asc and git@github.com:org/repo.git',
+  'node --max-old-space-size=4096 --password-policy strict',
 ];

@@ -222,3 +222,21 @@ describe('policy card', () => {
     expect(detectBroadMentions(text)).toEqual([]);
   });
 });
+
+describe('renderGchatText: disguised links (issue 9 item 9)', () => {
+  it('never shows one address while linking to another, in an answer or a job header', () => {
+    expect(renderGchatText(prose('<https://evil.example/login|https://accounts.google.com>'))).toBe(
+      'https://accounts.google.com (https://evil.example/login)',
+    );
+    expect(renderGchatText(prose('[https://accounts.google.com](https://evil.example/login)'))).toBe(
+      'https://accounts.google.com (https://evil.example/login)',
+    );
+    expect(renderGchatText(prose('🕒 nightly <https://evil.example|https://ci.example.com/job/1>'))).toBe(
+      '🕒 nightly https://ci.example.com/job/1 (https://evil.example)',
+    );
+    expect(renderGchatText(prose('<javascript:alert(1)|click>'))).not.toContain('<javascript');
+    expect(renderGchatText(prose('see [the report](https://ci.example.com/r/1)'))).toBe(
+      'see <https://ci.example.com/r/1|the report>',
+    );
+  });
+});

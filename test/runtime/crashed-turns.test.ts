@@ -81,7 +81,7 @@ describe('runtime: a turn that crashed for good', () => {
     // Its later entries go top-level; its end completes the summary.
     h.send({ type: 'tool_call', turnId: 'T1', callId: 'after', tool: 'StillLogged' });
     h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'error' });
-    await h.advance(1000);
+    await h.advance(2000); // the space's spacing is 1 s plus the budget margin
     expect(
       surface.calls.some((c) => c.op === 'create' && c.thread === null && c.text?.includes('StillLogged')),
     ).toBe(true);

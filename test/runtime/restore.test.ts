@@ -25,7 +25,7 @@ describe('runtime restore from the store', () => {
     await second.advance(1000); // the re-armed window fires: the pending entry is edited in
     second.send({ type: 'tool_call', turnId: 'T1', callId: 'c3', tool: 'Read', input: { path: 'three.ts' } });
     second.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await second.advance(1000);
+    await second.advance(2000); // the final edit waits out the space's spacing (1 s plus the budget margin)
 
     const creates = surface.calls.filter((c) => c.op === 'create' && c.status < 300);
     expect(creates).toHaveLength(1);

@@ -4,6 +4,7 @@
  * gchat-threaded-activity-log.md E2E item they prove.
  */
 import { describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../../src/store/memory.js';
 import { SPACE, settle, startRuntime } from './runtime.helpers.js';
 
 describe('runtime: one turn', () => {
@@ -98,5 +99,28 @@ describe('runtime: offline trace', () => {
     for (const id of ['space:gchat:spaces/AAAA', 'turn:0', 'budget:gchat'])
       expect(ids.has(id), id).toBe(true);
     expect(lines.some((l) => l.type === '@xstate.snapshot' && l.id === 'turn:0')).toBe(true);
+  });
+});
+
+describe('runtime: an answer the platform refuses', () => {
+  it('is kept as a dead letter in the store, with the reason, and logged as a warning', async () => {
+    const store = createMemoryStore();
+    const h = await startRuntime({ store });
+    const root = h.userMessage('u1');
+    h.send({ type: 'turn_started', turnId: 'T1', root });
+    h.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read', input: { path: 'a.ts' } });
+    await h.advance(2000);
+    h.surface.fail({ op: 'create', status: 400, times: 1 });
+    h.send({ type: 'answer', turnId: 'T1', text: 'the answer nobody saw' });
+    h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await h.advance(5000);
+    expect(await store.deadLetters()).toEqual([
+      expect.objectContaining({
+        source: 'delivery',
+        reason: expect.stringMatching(/^answer: /),
+        payload: 'the answer nobody saw',
+      }),
+    ]);
+    expect(h.warnings.some((w) => w.includes('answer not delivered'))).toBe(true);
   });
 });

@@ -63,3 +63,26 @@ describe('a store that refuses an event', () => {
     await h.runtime.stop();
   });
 });
+
+describe('a store that throws on saveTurn (closed under a shutdown)', () => {
+  it('the throw is reported by sync(), never thrown out of ingest nor into the actors', async () => {
+    const inner = createMemoryStore();
+    let closed = false;
+    const store: TurnlogStore = {
+      ...inner,
+      saveTurn(turn) {
+        if (closed) throw new Error('sqlite: saveTurn after close()');
+        return inner.saveTurn(turn);
+      },
+    };
+    const h = await startRuntime({ store });
+    const root = h.userMessage('u1');
+    h.send({ type: 'turn_started', turnId: 'T1', root });
+    await settle();
+    closed = true;
+    const call = { space: SPACE, type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read' };
+    expect(() => h.runtime.ingest(call)).not.toThrow();
+    await expect(h.runtime.sync()).rejects.toThrow(/saveTurn failed.*after close/);
+    expect(h.runtime.actor.getSnapshot().status).toBe('active');
+  });
+});

@@ -16,6 +16,8 @@ describe('the serve sections of the config', () => {
       port: 8787,
       bodyLimitBytes: 1_048_576,
       shutdownTimeoutMs: 10_000,
+      headersTimeoutMs: 10_000,
+      bodyTimeoutMs: 30_000,
     });
     expect(config.store).toEqual({ path: ':memory:' });
     expect(config.platforms).toEqual({});

@@ -4,6 +4,7 @@
  * GET /v1/turns/:turnId, GET /healthz, and what the logs may contain.
  */
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/config.js';
@@ -291,6 +292,65 @@ describe('the bearer token', () => {
     expect(guarded.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
     await guarded.close();
   });
+
+  it.each(['x', '   ', 'short-token-15c', '  a b c d e f g h i j k l m n o  '])(
+    'refuses a token with fewer than 16 non-blank characters (%j) on a non-loopback host',
+    async (token) => {
+      const start = startServe({
+        config: { ingest: { port: 0, host: '0.0.0.0', token } },
+        surfaces: { gchat: createMemorySurface() },
+        store: createMemoryStore(),
+        logger: pino({ level: 'silent' }),
+      });
+      await expect(start).rejects.toThrow(/ingest\.token: must have at least 16 non-blank characters/);
+    },
+  );
+});
+
+describe('slow clients', () => {
+  /** A raw socket to the server; resolves `closed` when the server cuts it, with what it answered. */
+  function rawClient(url: string) {
+    const { hostname, port } = new URL(url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    let received = '';
+    let closed = false;
+    socket.on('data', (chunk) => {
+      received += String(chunk);
+    });
+    socket.on('close', () => {
+      closed = true;
+    });
+    socket.on('error', () => {});
+    return { socket, received: () => received, closed: () => closed };
+  }
+
+  it('cuts a client that trickles its headers past ingest.headersTimeoutMs', async () => {
+    serve = await startTestServe({ ingest: { headersTimeoutMs: 150, bodyTimeoutMs: 400 } });
+    const client = rawClient(serve.url);
+    client.socket.write('POST /v1/events HTTP/1.1\r\nHost: x\r\n');
+    const trickle = setInterval(() => client.socket.write('X-Slow: 1\r\n'), 20);
+    try {
+      await vi.waitFor(() => expect(client.closed()).toBe(true), { timeout: 5000, interval: 20 });
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('cuts a client that sends its headers but trickles its body past ingest.bodyTimeoutMs', async () => {
+    serve = await startTestServe({ ingest: { headersTimeoutMs: 100, bodyTimeoutMs: 300 } });
+    const client = rawClient(serve.url);
+    client.socket.write(
+      'POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: 100000\r\n\r\n',
+    );
+    const trickle = setInterval(() => client.socket.write('{'), 20);
+    try {
+      await vi.waitFor(() => expect(client.closed()).toBe(true), { timeout: 5000, interval: 20 });
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(serve.runtime.turn('T1')).toBeUndefined();
+  });
 });
 
 describe('GET /v1/turns/:turnId', () => {
@@ -414,5 +474,86 @@ describe('logs', () => {
     ]);
     expect(serve.logText()).not.toContain('deploying');
     expect(serve.logText()).not.toContain(TOKEN);
+  });
+});
+
+describe('POST /v1/events: `at` out of range', () => {
+  it.each([
+    ['9e15 (beyond what a Date can hold)', 9_000_000_000_000_000],
+    ['two days ahead', 2 * 86_400_000 + 1],
+    ['not a safe integer', 2 ** 60],
+  ])(
+    'refuses a note with at %s per line, keeps it as a dead letter, and the space stays up',
+    async (_, at) => {
+      serve = await startTestServe();
+      const s = serve;
+      s.clock.set(0);
+      const [inbound, started, call] = turnEvents(s.surface, 'T1');
+      const bad = { type: 'note', space: SPACE, turnId: 'T1', text: 'from the future', at };
+      const { status, json } = await postEvents(s.url, ndjson(inbound, started, call, bad));
+      expect(status).toBe(202);
+      expect(json.rejected).toEqual([{ line: 4, error: expect.stringMatching(/^line 4: (note\.)?at: /) }]);
+      const letters = await s.store.deadLetters();
+      expect(letters.map((d) => d.reason)).toEqual([expect.stringContaining('at: ')]);
+      // The turn goes on: its space never crashed on the event.
+      s.clock.increment(2000);
+      const ok = { type: 'note', space: SPACE, turnId: 'T1', text: 'still here', at: s.clock.now() };
+      expect((await postEvents(s.url, ndjson(ok))).status).toBe(202);
+      await vi.waitFor(() => expect(s.runtime.turn('T1')?.entries).toBe(2), { timeout: 5000 });
+      expect(s.logText()).not.toContain('failed; starting it again');
+    },
+  );
+});
+
+describe('POST /v1/events: JSON depth', () => {
+  const deep = (levels: number) => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+
+  it('refuses a JSON array body whose second item is nested 5,000 deep with a 400, applying nothing', async () => {
+    serve = await startTestServe();
+    const s = serve;
+    const [inbound] = turnEvents(s.surface, 'T1');
+    const body = `[${JSON.stringify(inbound)}, {"type": "note", "space": "${SPACE}", "turnId": "T1", "text": ${deep(5000)}}]`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { status, json } = await postEvents(s.url, body, { contentType: 'application/json' });
+      expect(status).toBe(400);
+      expect(json).toMatchObject({
+        accepted: 0,
+        error: expect.stringMatching(/nested deeper than 64 levels/),
+      });
+    }
+    expect(await s.store.events(`space:${SPACE}`)).toEqual([]);
+    const letters = await s.store.deadLetters();
+    expect(letters).toHaveLength(2);
+    expect(letters[0]?.reason).toMatch(/nested deeper than 64 levels/);
+  });
+
+  it('refuses an NDJSON line nested 5,000 deep per line, with a dead letter, and applies the others', async () => {
+    serve = await startTestServe();
+    const s = serve;
+    const [inbound, started] = turnEvents(s.surface, 'T1');
+    const body = `${ndjson(inbound, started)}\n{"type": "note", "space": "${SPACE}", "turnId": "T1", "text": ${deep(5000)}}`;
+    const { status, json } = await postEvents(s.url, body);
+    expect(status).toBe(202);
+    expect(json).toMatchObject({
+      accepted: 2,
+      rejected: [{ line: 3, error: expect.stringMatching(/^line 3: JSON nested deeper than 64 levels/) }],
+    });
+    expect((await s.store.deadLetters()).map((d) => d.reason)).toEqual([
+      expect.stringMatching(/nested deeper than 64 levels/),
+    ]);
+  });
+
+  it('refuses a value given in process nested deeper than the limit, and a cyclic one, without throwing', async () => {
+    serve = await startTestServe();
+    let nested: unknown = 'x';
+    for (let i = 0; i < 5000; i++) nested = { nested };
+    const cyclic: Record<string, unknown> = { type: 'note', space: SPACE, turnId: 'T1' };
+    cyclic.text = cyclic;
+    for (const value of [{ type: 'note', space: SPACE, turnId: 'T1', text: nested }, cyclic]) {
+      expect(serve.runtime.ingest(value)).toEqual({
+        ok: false,
+        error: expect.stringMatching(/nested deeper than 64 levels/),
+      });
+    }
   });
 });

@@ -13,6 +13,7 @@
  * has its Markdown converted to Chat syntax outside code. Mentions are
  * neutralized everywhere (`<users/all>` and any `<users/…>` can never ping).
  */
+import { safeLinks } from '../../render/links.js';
 import { MENTION_BREAK, neutralizeMentions } from '../../render/mentions.js';
 import {
   type FrameCard,
@@ -91,7 +92,6 @@ const INLINE_CODE = /(`[^`]*`)/;
 const HEADING = /^#{1,6}\s+(.+)$/;
 const BOLD = /\*\*([^*]+)\*\*/g;
 const STRIKE = /~~([^~]+)~~/g;
-const LINK = /\[([^[\]]+)\]\((https?:\/\/[^\s()]+)\)/g;
 
 /** Markdown in one prose line → Chat syntax: `**b**` → `*b*`, `~~s~~` → `~s~`, `[t](url)` → `<url|t>`, `# h` → `*h*`. */
 function renderProseLine(line: string): string {
@@ -101,7 +101,7 @@ function renderProseLine(line: string): string {
   return line
     .split(INLINE_CODE)
     .map((segment, i) =>
-      i % 2 === 1 ? segment : segment.replace(BOLD, '*$1*').replace(STRIKE, '~$1~').replace(LINK, '<$2|$1>'),
+      i % 2 === 1 ? segment : safeLinks(segment.replace(BOLD, '*$1*').replace(STRIKE, '~$1~')),
     )
     .join('');
 }

@@ -104,3 +104,35 @@ describe('gchat E2E: ten concurrent turns in one space', () => {
     expectEveryFinalFrameLanded(roots, 40);
   });
 });
+
+describe('gchat E2E: fifty turns in ten spaces on the default budget', () => {
+  it('no write is refused with a 429: the budget keeps its margin under the per-space limit', async () => {
+    e = await startGchatE2E();
+    const spaces = Array.from({ length: 10 }, (_, s) => `gchat:spaces/LOAD${s}`);
+    for (const [s, space] of spaces.entries()) {
+      for (let t = 0; t < 5; t++) await e.userMessage(`u${s}-${t}`, { space });
+    }
+    for (const [s, space] of spaces.entries()) {
+      for (let t = 0; t < 5; t++)
+        e.send({ type: 'turn_started', turnId: `T${s}-${t}`, rootRef: `u${s}-${t}` }, space);
+    }
+    for (let step = 0; step < 30; step++) {
+      for (const [s, space] of spaces.entries()) {
+        for (let t = 0; t < 5; t++) {
+          const call = { type: 'tool_call', turnId: `T${s}-${t}`, callId: `c${step}`, tool: 'Read' };
+          e.send({ ...call, input: { path: `f${step}.ts` } }, space);
+        }
+      }
+      await e.advance(250);
+    }
+    for (const [s, space] of spaces.entries()) {
+      for (let t = 0; t < 5; t++) e.send({ type: 'turn_ended', turnId: `T${s}-${t}`, outcome: 'ok' }, space);
+    }
+    await e.advance(120_000);
+    expect(writes().length).toBeGreaterThan(100);
+    expect(writes().filter((c) => c.status === 429)).toEqual([]);
+    for (const [s] of spaces.entries()) {
+      for (let t = 0; t < 5; t++) expect(e.runtime.turn(`T${s}-${t}`)).toMatchObject({ state: 'ended' });
+    }
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * A long final answer is never lost (issue 9 item 1): over the platform's
+ * limit (the surface's `capabilities.maxChars`, 4096 on Google Chat) it goes
+ * out as several top-level messages, cut at paragraph or line breaks, else
+ * hard; Google Chat refuses none of them (it refused 40,000 characters whole).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { GCHAT_CAPABILITIES } from '../../../src/platforms/gchat/surface.js';
+import { type GchatE2E, landed, startGchatE2E } from './harness.js';
+
+let e: GchatE2E;
+afterEach(async () => {
+  await e.stop();
+});
+
+async function answerTurn(text: string) {
+  e = await startGchatE2E();
+  await e.userMessage('u1');
+  e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
+  e.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read', input: { path: 'a.ts' } });
+  await e.quiet();
+  e.send({ type: 'answer', turnId: 'T1', text });
+  e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+  // Each part books its own slot: about 30 parts at the space's spacing (~1.1 s) take half a minute.
+  await e.advance(90_000);
+  return landed(e.creates()).filter((c) => c.thread === null);
+}
+
+describe('gchat E2E: a long answer', () => {
+  it('40,000 "A"s arrive whole, in order, as messages within the limit', async () => {
+    const answers = await answerTurn('A'.repeat(40_000));
+    expect(e.calls().filter((c) => c.status >= 400)).toEqual([]);
+    expect(answers).toHaveLength(Math.ceil(40_000 / GCHAT_CAPABILITIES.maxChars));
+    expect(answers.map((c) => c.text).join('')).toBe('A'.repeat(40_000));
+    expect(answers.every((c) => (c.text?.length ?? 0) <= GCHAT_CAPABILITIES.maxChars)).toBe(true);
+    expect(answers[0]?.notifies).toBe(true);
+    expect(e.runtime.turn('T1')).toMatchObject({ outcome: 'ok' });
+  });
+
+  it('5,000 lines arrive whole, each message cut at a line break', async () => {
+    const lines = Array.from({ length: 5000 }, (_, i) => `line ${i + 1} of the answer`);
+    const answers = await answerTurn(lines.join('\n'));
+    expect(e.calls().filter((c) => c.status >= 400)).toEqual([]);
+    expect(answers.length).toBeGreaterThan(1);
+    expect(answers.flatMap((c) => c.text?.split('\n') ?? [])).toEqual(lines);
+  });
+});

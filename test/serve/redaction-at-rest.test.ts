@@ -1,0 +1,136 @@
+/**
+ * Nothing unredacted is ever written anywhere: every secret family goes
+ * through `turnlog serve` with a SQLite file store — in accepted events, in
+ * lines refused for their shape, in lines that are not JSON, in events for a
+ * turn that has ended, in bodies refused whole — and then the SQLite files
+ * (main and WAL) and the log are scanned for the secrets, byte for byte.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createSqliteStore } from '../../src/store/sqlite.js';
+import { type PlacedSecret, SECRET_FAMILIES } from '../events/secret-fixtures.js';
+import { ndjson, postEvents, SPACE, startTestServe, type TestServe, turnEvents } from './serve.helpers.js';
+
+let serve: TestServe | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await serve?.close();
+  serve = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** A sample of every family, on the suite's fixed seed (the property tests in test/events try many more). */
+const secrets: PlacedSecret[] = SECRET_FAMILIES.flatMap((family) => fc.sample(family, 1));
+
+function leaksIn(bytes: Buffer, placed: PlacedSecret[]): string[] {
+  return placed.filter((p) => bytes.includes(Buffer.from(p.secret, 'utf8'))).map((p) => p.family);
+}
+
+const readIfThere = (path: string): Buffer => {
+  try {
+    return readFileSync(path);
+  } catch {
+    return Buffer.alloc(0);
+  }
+};
+
+describe('serve: nothing unredacted at rest', () => {
+  it('keeps no secret of any family in the SQLite files (main, WAL) or the log, accepted or refused', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'turnlog-redact-'));
+    const path = join(dir, 'turnlog.db');
+    // The simulated clock stands still, so a flush could only time out: a short bound.
+    serve = await startTestServe({ store: createSqliteStore({ path }), ingest: { shutdownTimeoutMs: 200 } });
+    const s = serve;
+    const post = (body: string, contentType?: string) =>
+      postEvents(s.url, body, contentType === undefined ? {} : { contentType });
+
+    const lines: string[] = [];
+    let acceptedCount = 0;
+    let refusedCount = 0;
+    for (const [i, placed] of secrets.entries()) {
+      const turnId = `T${i}`;
+      const text = placed.text;
+      const [inbound, started] = turnEvents(s.surface, turnId);
+      const accepted = [
+        inbound,
+        started,
+        { type: 'tool_call', space: SPACE, turnId, callId: 'c1', tool: 'Bash', input: { command: text } },
+        { type: 'tool_result', space: SPACE, turnId, callId: 'c1', tool: 'Bash', ok: false, output: text },
+        { type: 'note', space: SPACE, turnId, text, [`x-${i}`]: text },
+        { type: 'answer', space: SPACE, turnId, text },
+        { type: 'turn_ended', space: SPACE, turnId, outcome: 'ok' },
+      ];
+      const refused = [
+        // Refused for its shape, the secret in a free-text field and in a field that holds an id.
+        { type: 'tool_result', space: SPACE, turnId, callId: 'c2', tool: 'Bash', ok: 'yes', output: text },
+        { type: 'tool_result', space: SPACE, turnId, callId: text, tool: 'Bash', ok: text },
+        { type: 'no-such-type', space: SPACE, turnId, text },
+        // For a turn that has ended.
+        { type: 'note', space: SPACE, turnId, text },
+      ];
+      const notJson = `${JSON.stringify({ type: 'note', space: SPACE, turnId, text })}`.slice(0, -1);
+      lines.push(ndjson(...accepted, ...refused), notJson);
+      acceptedCount += accepted.length;
+      refusedCount += refused.length + 1;
+    }
+    // Refused before the runtime: string items of an array, a body that is not JSON.
+    const texts = secrets.map((p) => p.text);
+    expect((await post(JSON.stringify(texts), 'application/json')).status).toBe(400);
+    const notJsonBody = texts.map((t) => `{"type": "note", "text": ${JSON.stringify(t)}`).join(',');
+    expect((await post(notJsonBody, 'application/json')).status).toBe(400);
+    const { status, json } = await post(lines.join('\n'));
+    expect(status).toBe(202);
+    expect(json.accepted).toBe(acceptedCount);
+    expect((json.rejected as unknown[]).length).toBe(refusedCount);
+    await s.runtime.sync();
+    const letters = await s.store.deadLetters(10_000);
+    expect(letters.length).toBeGreaterThanOrEqual(secrets.length * 6);
+
+    const main = readIfThere(path);
+    const wal = readIfThere(`${path}-wal`);
+    expect(main.length + wal.length).toBeGreaterThan(0);
+    expect(leaksIn(main, secrets)).toEqual([]);
+    expect(leaksIn(wal, secrets)).toEqual([]);
+    expect(leaksIn(Buffer.from(s.logText()), secrets)).toEqual([]);
+
+    await s.close();
+    serve = undefined;
+    expect(leaksIn(readIfThere(path), secrets)).toEqual([]);
+    expect(leaksIn(readIfThere(`${path}-wal`), secrets)).toEqual([]);
+  });
+});
+
+describe('serve: direction controls never reach a platform', () => {
+  it('removes bidi overrides, isolates and marks from every field at ingest', async () => {
+    serve = await startTestServe({ ingest: { shutdownTimeoutMs: 200 } });
+    const s = serve;
+    const bidi = '\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C';
+    const [inbound, started] = turnEvents(s.surface, 'T1');
+    const events = [
+      inbound,
+      { ...started, title: `report\u202Egnp.exe` },
+      {
+        type: 'tool_call',
+        space: SPACE,
+        turnId: 'T1',
+        callId: 'c1',
+        tool: 'Bash',
+        input: { command: `cat ${bidi}x` },
+      },
+      { type: 'note', space: SPACE, turnId: 'T1', text: `invoice\u202Efdp.exe ${bidi}` },
+      { type: 'answer', space: SPACE, turnId: 'T1', text: `open \u2067evil\u2069 file\u202Egnp.exe` },
+    ];
+    expect((await postEvents(s.url, ndjson(...events))).json.accepted).toBe(events.length);
+    await s.runtime.sync();
+    await vi.waitFor(() => expect(s.surface.calls.some((c) => c.text?.includes('file'))).toBe(true), {
+      timeout: 5000,
+    });
+    const everything = JSON.stringify([s.surface.calls, await s.store.events('T1')]);
+    expect(everything).toContain('filegnp.exe');
+    expect(everything).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/);
+  });
+});
