@@ -1,6 +1,6 @@
 // The platform registry: the one place config, budget, serve, the event schema and render read platform facts.
 import { describe, expect, it } from 'vitest';
-import { budgetDefaults } from '../../src/budget/config.js';
+import { budgetDefaults, DEFAULT_MARGIN_FRACTION } from '../../src/budget/config.js';
 import { resolveConfig } from '../../src/config.js';
 import { SPACE_PATTERN } from '../../src/events/schema.js';
 import { builtinPlatforms, createPlatformRegistry } from '../../src/platforms/registry.js';
@@ -41,6 +41,7 @@ describe('platform registry', () => {
   it('is what budget defaults, rate channels and mention forms read', () => {
     expect(budgetDefaults('discord')).toEqual({
       platform: 'discord',
+      marginFraction: DEFAULT_MARGIN_FRACTION,
       ...builtinPlatforms.require('discord').budget,
     });
     expect(budgetDefaults('matrix', builtinPlatforms.with(matrixPlatform))).toMatchObject({
