@@ -27,9 +27,9 @@
  */
 import { getAdjacencyMap } from '@xstate/graph';
 import type { ActorLogic, AnyActorScope, EventObject } from 'xstate';
-import { type TurnEvent, type TurnSettings, turnMachine } from '../../machines/turn.machine.js';
+import { frameKey, type TurnEvent, type TurnSettings, turnMachine } from '../../machines/turn.machine.js';
 import type { Platform } from '../events/schema.js';
-import { provideTurnMachine } from '../runtime/turn.implementations.js';
+import { condenseBudget, provideTurnMachine } from '../runtime/turn.implementations.js';
 import { createMemorySurface, MEMORY_SURFACE_CAPABILITIES } from '../surfaces/memory.js';
 import { type SurfaceCapabilities, SurfaceError } from '../surfaces/surface.js';
 import { resolveCondenseOpts } from '../turnlog/condense.js';
@@ -466,10 +466,18 @@ export function serializeTurnModelState(snapshot: TurnModelSnapshot): string {
     pending: Math.min(c.appended - c.shown, 3),
     fresh: c.frame ? c.appended > c.frame.appended : null,
     frame: c.frame?.kind ?? null,
-    unchanged: c.frame !== null && c.frame.text === c.lastSentText,
+    unchanged: c.frame !== null && frameKey(c.frame) === c.lastSentText,
     // What a frame rendered now would be: a dropping strategy rolls over without sealing anything.
     renders: c.log
-      ? renderTurnLog(c.log, { maxChars: c.settings.maxChars, strategy: c.settings.strategy }).kind
+      ? renderTurnLog(c.log, {
+          // The machine's budget: the headline's room is kept free below the platform's limit.
+          maxChars: condenseBudget(
+            c.settings.maxChars,
+            MEMORY_SURFACE_CAPABILITIES[c.space.split(':')[0] as Platform].maxChars,
+            c.title,
+          ),
+          strategy: c.settings.strategy,
+        }).kind
       : null,
     sealed: Math.min(c.log?.sealed.length ?? 0, 2),
     window: Math.min(c.log?.window.length ?? 0, 3),
