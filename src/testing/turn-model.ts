@@ -27,7 +27,13 @@
  */
 import { getAdjacencyMap } from '@xstate/graph';
 import type { ActorLogic, AnyActorScope, EventObject } from 'xstate';
-import { frameKey, type TurnEvent, type TurnSettings, turnMachine } from '../../machines/turn.machine.js';
+import {
+  DEFAULT_TURN_TITLE,
+  frameKey,
+  type TurnEvent,
+  type TurnSettings,
+  turnMachine,
+} from '../../machines/turn.machine.js';
 import type { Platform } from '../events/schema.js';
 import { condenseBudget, provideTurnMachine } from '../runtime/turn.implementations.js';
 import { createMemorySurface, MEMORY_SURFACE_CAPABILITIES } from '../surfaces/memory.js';
@@ -152,6 +158,13 @@ export function resolveTurnModelConfig(opts: TurnModelOptions = {}): TurnModelCo
   }
   return { settings, platform, capabilities, maxDepth, maxPaths };
 }
+
+/**
+ * What the machine's condenser gets for the log lines of a kit turn (untitled):
+ * `maxChars` less the headline's room; the kit sizes its entries by it.
+ */
+export const turnModelLineBudget = (config: TurnModelConfig): number =>
+  condenseBudget(config.settings.maxChars, config.capabilities.maxChars, DEFAULT_TURN_TITLE);
 
 /** `• HH:MM:SS  ` before every summary (renderEntryLine, depth 0). */
 const LINE_PREFIX = '• 12:00:00  '.length;
@@ -358,7 +371,7 @@ export function createTurnModelLogic(
     if (!current) throw new Error(`model: ${command.type} before start`);
     switch (command.type) {
       case 'log': {
-        const entry = turnModelEntry(model.entries + 1, command.size, config.settings.maxChars);
+        const entry = turnModelEntry(model.entries + 1, command.size, turnModelLineBudget(config));
         return { ...next, entries: model.entries + 1, machine: step(current, { type: 'turn.log', entry }) };
       }
       case 'wait': {
@@ -682,7 +695,7 @@ async function applyToDriver(
     case 'start':
       return null;
     case 'log':
-      await driver.log(turnModelEntry(before.entries + 1, command.size, config.settings.maxChars));
+      await driver.log(turnModelEntry(before.entries + 1, command.size, turnModelLineBudget(config)));
       return null;
     case 'wait':
       return (await driver.step()) ? null : 'the model fired a timer the live turn did not set';
