@@ -20,7 +20,7 @@
  * supervisor sends after restoring a turn.
  */
 import { and, assign, setup } from 'xstate';
-import type { FrameLine, SurfaceFrame } from '../src/surfaces/frame.js';
+import type { FrameHeadline, FrameLine, SurfaceFrame } from '../src/surfaces/frame.js';
 import type { EditRequest, PostedMessage, PostRequest, ThreadAnchor } from '../src/surfaces/surface.js';
 import type { TurnLogState } from '../src/turnlog/log.js';
 import type { CondenseStrategy, TurnLogEntry } from '../src/turnlog/types.js';
@@ -54,6 +54,10 @@ export interface TurnInput {
   header?: string;
   /** Warnings the turn starts with (why its root was not found), shown in its view. */
   warnings?: string[];
+  /** The host's title for the turn (`turn_started.title`), shown in the log's headline. */
+  title?: string;
+  /** Epoch ms the turn started (`turn_started.at`); default: when its first entry arrives. */
+  startedAt?: number;
   /**
    * A persisted snapshot to resume from instead of starting fresh: the
    * supervisor's restart/restore path (the logic is wrapped by `restorable`).
@@ -61,10 +65,29 @@ export interface TurnInput {
   persisted?: unknown;
 }
 
-/** The frame being sent: rendered at send time, never queued. `text` is the plain form of `lines`. */
+/**
+ * The frame being sent: rendered at send time, never queued. `text` is the
+ * plain form of `lines`; the headline (state, elapsed clock, what is
+ * happening now) is rendered with it.
+ */
 export type Frame =
-  | { kind: 'fits'; text: string; lines: FrameLine[]; appended: number }
-  | { kind: 'rollover'; text: string; lines: FrameLine[]; carry: TurnLogEntry[]; appended: number };
+  | { kind: 'fits'; text: string; lines: FrameLine[]; headline: FrameHeadline; appended: number }
+  | {
+      kind: 'rollover';
+      text: string;
+      lines: FrameLine[];
+      headline: FrameHeadline;
+      carry: TurnLogEntry[];
+      appended: number;
+    };
+
+/**
+ * What makes a frame worth sending: its lines and its headline's state and
+ * title. The clock and the `now` suffix are left out, so time passing alone
+ * never causes an edit (they refresh on the edits that happen anyway).
+ */
+export const frameKey = (frame: Frame | null): string =>
+  frame === null ? '' : `${frame.headline.state}\u0000${frame.headline.title}\u0000${frame.text}`;
 
 export interface LogMessageRef extends PostedMessage {
   /** No further edits: rolled over, deleted by a person, or abandoned after failed edits. */
@@ -112,10 +135,19 @@ export interface TurnContext {
   deadLetters: DeadLetter[];
   /** Warnings worth showing in GET /v1/turns/:id. */
   warnings: string[];
+  /** The headline's title. */
+  title: string;
+  /** Epoch ms the turn started (the headline's clock); null until known. */
+  startedAt: number | null;
+  /** The tool call with no result yet, and since when (`running Bash (12s)`); null when none is. */
+  toolInFlight: { tool: string; since: number } | null;
+  /** When the last tool result (or call) arrived (`thinking (4s since last tool)`); null before any. */
+  lastToolAt: number | null;
 }
 
 export type TurnEvent =
-  | { type: 'turn.log'; entry: TurnLogEntry }
+  /** `tool`: the tool a `tool_call` entry starts. */
+  | { type: 'turn.log'; entry: TurnLogEntry; tool?: string }
   | { type: 'turn.end'; outcome: TurnOutcome }
   /** Sent after restoring from a persisted snapshot: re-arms the timer of the waiting state. */
   | { type: 'turn.recover' }
@@ -133,8 +165,15 @@ export const clientIdFor = (turnId: string, ordinal: number): string => `${turnI
 
 const frameText = (context: TurnContext): string => context.frame?.text ?? '';
 
-/** The log message's frame: the condensed lines. */
-const logFrame = (context: TurnContext): SurfaceFrame => ({ kind: 'log', lines: context.frame?.lines ?? [] });
+/** The headline's title when the host gave none. */
+export const DEFAULT_TURN_TITLE = 'Agent activity';
+
+/** The log message's frame: the headline and the condensed lines. */
+const logFrame = (context: TurnContext): SurfaceFrame => ({
+  kind: 'log',
+  ...(context.frame ? { headline: context.frame.headline } : {}),
+  lines: context.frame?.lines ?? [],
+});
 
 const postInput = (context: TurnContext, placement: 'log' | 'top-level'): PostInput => ({
   space: context.space,
@@ -152,12 +191,18 @@ const editInput = (context: TurnContext): EditInput => ({
   frame: logFrame(context),
 });
 
+/** What `appendEntry` is told: the entry, and the tool a `tool_call` starts (for the headline's `now`). */
+const entryParams = ({ event }: { event: { entry: TurnLogEntry; tool?: string } }) => ({
+  entry: event.entry,
+  ...(event.tool !== undefined ? { tool: event.tool } : {}),
+});
+
 /** Common to every sending state: entries keep coming, the end is remembered. */
 const keepLogging = {
   'turn.log': {
     actions: {
       type: 'appendEntry' as const,
-      params: ({ event }: { event: { entry: TurnLogEntry } }) => ({ entry: event.entry }),
+      params: entryParams,
     },
   },
 };
@@ -253,7 +298,7 @@ export const turnMachine = setup({
   },
   actions: {
     // Turn-log operations (provided: they use the condenser).
-    appendEntry: (_, _params: { entry: TurnLogEntry }) => {},
+    appendEntry: (_, _params: { entry: TurnLogEntry; tool?: string }) => {},
     prepareFrame: () => {},
     applyCarry: () => {},
     keepUnsentOnly: () => {},
@@ -275,7 +320,7 @@ export const turnMachine = setup({
         context.anchor && !context.anchor.threadId && params.message.threadId
           ? { ...context.anchor, threadId: params.message.threadId }
           : context.anchor,
-      lastSentText: frameText(context),
+      lastSentText: frameKey(context.frame),
       failures: 0,
     })),
     dropHeader: assign({ header: null }),
@@ -286,7 +331,7 @@ export const turnMachine = setup({
         ...(params.message.threadId ? { threadId: params.message.threadId } : {}),
       },
     })),
-    recordEdited: assign(({ context }) => ({ lastSentText: frameText(context), failures: 0 })),
+    recordEdited: assign(({ context }) => ({ lastSentText: frameKey(context.frame), failures: 0 })),
     finalizeCurrent: assign(({ context }) => ({
       current: null,
       lastSentText: null,
@@ -319,7 +364,7 @@ export const turnMachine = setup({
     isFirstThreadPost: ({ context }) => context.anchor !== null && context.logMessages.length === 0,
     frameIsRollover: ({ context }) => context.frame?.kind === 'rollover',
     frameUnchanged: ({ context }) =>
-      context.frame?.kind === 'fits' && context.frame.text === context.lastSentText,
+      context.frame?.kind === 'fits' && frameKey(context.frame) === context.lastSentText,
     frameIsEmpty: ({ context }) => frameText(context) === '',
     hasCurrentMessage: ({ context }) => context.current !== null,
     canRetryEdit: ({ context }) => context.failures < 1,
@@ -363,6 +408,10 @@ export const turnMachine = setup({
       input.anchor === null && !input.header ? (input.degradedReason ?? 'no thread for this turn') : null,
     deadLetters: [],
     warnings: input.warnings ?? [],
+    title: input.title ?? DEFAULT_TURN_TITLE,
+    startedAt: input.startedAt ?? null,
+    toolInFlight: null,
+    lastToolAt: null,
   }),
   initial: 'idle',
   states: {
@@ -375,7 +424,7 @@ export const turnMachine = setup({
       on: {
         'turn.log': {
           target: 'opened',
-          actions: { type: 'appendEntry', params: ({ event }) => ({ entry: event.entry }) },
+          actions: { type: 'appendEntry', params: entryParams },
         },
         // Entries left pending by failed posts go out now; with nothing pending there is nothing to flush.
         'turn.flush': { guard: 'hasUnsent', target: 'flushing' },
@@ -515,10 +564,11 @@ export const turnMachine = setup({
           on: {
             'turn.log': {
               target: '#turn.debouncing',
-              actions: { type: 'appendEntry', params: ({ event }) => ({ entry: event.entry }) },
+              actions: { type: 'appendEntry', params: entryParams },
             },
+            // Even with nothing pending the headline changes (done, failed, stopped): the terminal frame goes out.
             'turn.end': {
-              target: '#turn.ended',
+              target: '#turn.flushing',
               actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
             },
           },
@@ -670,7 +720,7 @@ export const turnMachine = setup({
           on: {
             'turn.log': {
               target: 'collecting',
-              actions: { type: 'appendEntry', params: ({ event }) => ({ entry: event.entry }) },
+              actions: { type: 'appendEntry', params: entryParams },
             },
           },
         },
@@ -722,7 +772,7 @@ export const turnMachine = setup({
           on: {
             'turn.log': {
               target: 'collecting',
-              actions: { type: 'appendEntry', params: ({ event }) => ({ entry: event.entry }) },
+              actions: { type: 'appendEntry', params: entryParams },
             },
           },
         },

@@ -174,6 +174,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           ...(reason ? { degradedReason: reason } : {}),
           ...(headed ? { header } : {}),
           ...(warning ? { warnings: [warning] } : {}),
+          ...(event.title !== undefined ? { title: event.title } : {}),
+          startedAt: event.at ?? deps.now(),
         };
         const { slot, slots } = takeSlot(context.turnSlots, turnId);
         enqueue.spawnChild('turn', { id: turnChildId(slot), input });
@@ -186,7 +188,11 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         const event = params.event;
         const entry = formatTurnLogEntry(event, { ...deps.format, now: deps.now(), depth: depthOf(event) });
         if (entry && event.turnId !== undefined) {
-          enqueue.sendTo(turnActorId(context, event.turnId), { type: 'turn.log', entry });
+          enqueue.sendTo(turnActorId(context, event.turnId), {
+            type: 'turn.log',
+            entry,
+            ...(event.type === 'tool_call' ? { tool: event.tool } : {}),
+          });
         }
       }),
       deliverOrphan: enqueueActions(({ context, enqueue }, params) => {

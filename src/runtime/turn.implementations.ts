@@ -5,9 +5,11 @@
  */
 import { assign, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
-import { type Frame, type TurnContext, turnMachine } from '../../machines/turn.machine.js';
+import { type Frame, type TurnContext, type TurnOutcome, turnMachine } from '../../machines/turn.machine.js';
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import type { FrameHeadline, FrameState } from '../surfaces/frame.js';
 import type { ChatSurface } from '../surfaces/surface.js';
+import { MIN_LOG_MESSAGE_CHARS } from '../turnlog/condense.js';
 import {
   appendEntry,
   createTurnLog,
@@ -36,38 +38,66 @@ export interface TurnImplementationDeps {
   budget?: 'system' | 'unlimited';
   /** Records post refs by client id, so a retried post on a platform without idempotent creates finds its message. */
   store?: PostRefs;
+  /** The clock of the headline (elapsed time, `running Bash (12s)`). Default `Date.now`. */
+  now?: () => number;
 }
 
-const condenseOpts = (context: TurnContext): CondenseOpts => ({
-  maxChars: context.settings.maxChars,
-  strategy: context.settings.strategy,
-});
-
-const logOf = (context: TurnContext): TurnLogState => context.log ?? createTurnLog();
+/** A headline's title is cut to this many characters. */
+export const HEADLINE_TITLE_CHARS = 80;
+/** A tool name in the headline's `now` is cut to this many characters. */
+export const HEADLINE_TOOL_CHARS = 40;
+/** The longest `now`: `running <tool cut to 40> (99999s)`, `thinking (99999s since last tool)`. */
+const HEADLINE_NOW_CHARS = 'running  (99999s)'.length + HEADLINE_TOOL_CHARS;
+/** The longest clock (`99h 59m`). */
+const HEADLINE_CLOCK_CHARS = 8;
 
 /**
- * `appended`, `shown` and a frame's `appended` count the current message's
- * revisions (an entry appended, or a tool call completed in place by its
- * result, so a completion alone is something new to send); this is how
- * many entries the first `revisions` of them covered.
+ * Characters kept free for the headline line of a turn titled `title`: the
+ * icon, the (cut) title, the clock and the longest `now`, joined by ` · `,
+ * and its newline. Fixed for the turn, so the condenser's budget is too.
  */
-function entriesAt(context: TurnContext, revisions: number): number {
-  return entriesAtRevision(logOf(context), Math.min(revisions, context.appended));
+export function headlineReserve(title: string): number {
+  const titleChars = Math.min(title.length, HEADLINE_TITLE_CHARS);
+  return 2 + titleChars + 3 + HEADLINE_CLOCK_CHARS + 3 + HEADLINE_NOW_CHARS + 1;
 }
 
 /**
- * The next message starts with what the finished one did not show; its
- * `appended` count restarts from what it holds.
+ * The condenser's budget for a turn's log lines: the configured `maxChars`
+ * or the platform's limit, whichever is smaller, less the headline's room, so
+ * a whole log message stays within both (never under the condenser's minimum).
  */
-function nextMessage(context: TurnContext, shownEntries: number) {
-  const log = startNextMessage(logOf(context), condenseOpts(context), shownEntries);
-  return { log, appended: messageEntryCount(log), shown: 0, frame: null };
+export function condenseBudget(settingsMaxChars: number, platformMaxChars: number, title: string): number {
+  return Math.max(
+    MIN_LOG_MESSAGE_CHARS,
+    Math.min(settingsMaxChars, platformMaxChars) - headlineReserve(title),
+  );
 }
 
-/** Entries of the current message not shown by any sent frame (those still listed: dropped ones are gone). */
-function unshownEntries(context: TurnContext): TurnLogEntry[] {
-  const rest = startNextMessage(logOf(context), condenseOpts(context), entriesAt(context, context.shown));
-  return [...rest.sealed.flatMap((message) => message.entries), ...rest.window];
+const cut = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+const HEADLINE_STATE: Record<TurnOutcome, FrameState> = { ok: 'done', error: 'failed', stopped: 'stopped' };
+
+/**
+ * The headline at `now`: the state (from the outcome once the end came), the
+ * elapsed clock, and what is happening — the tool in flight, else how long
+ * the model has been thinking since the last tool (absent once ended, and on
+ * a message finalized by a rollover).
+ */
+export function headlineAt(context: TurnContext, now: number, live: boolean): FrameHeadline {
+  const startedAt = context.startedAt ?? now;
+  const headline: FrameHeadline = {
+    state: context.outcome === null ? 'running' : HEADLINE_STATE[context.outcome],
+    title: cut(context.title, HEADLINE_TITLE_CHARS),
+    elapsedMs: Math.max(0, now - startedAt),
+  };
+  if (!live || context.outcome !== null) return headline;
+  const seconds = (since: number) => Math.max(0, Math.floor((now - since) / 1000));
+  const busy = context.toolInFlight;
+  if (busy)
+    return { ...headline, now: `running ${cut(busy.tool, HEADLINE_TOOL_CHARS)} (${seconds(busy.since)}s)` };
+  if (context.lastToolAt !== null)
+    return { ...headline, now: `thinking (${seconds(context.lastToolAt)}s since last tool)` };
+  return { ...headline, now: `thinking (${seconds(startedAt)}s)` };
 }
 
 export type TurnImplementations = Parameters<typeof turnMachine.provide>[0];
@@ -81,23 +111,78 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
   const channelOf = (context: TurnContext): string =>
     rateChannel(context.space, context.current?.threadId ?? context.anchor?.threadId, platforms);
   const useBudget = (deps.budget ?? 'system') === 'system';
+  const now = deps.now ?? Date.now;
+  const condenseOpts = (context: TurnContext): CondenseOpts => ({
+    maxChars: condenseBudget(
+      context.settings.maxChars,
+      surfaceFor(context.space).capabilities.maxChars,
+      context.title,
+    ),
+    strategy: context.settings.strategy,
+  });
+  const logOf = (context: TurnContext): TurnLogState => context.log ?? createTurnLog();
+
+  /**
+   * The next message starts with what the finished one did not show; its
+   * `appended` count restarts from what it holds.
+   */
+  /**
+   * `appended`, `shown` and a frame's `appended` count the current message's
+   * revisions (an entry appended, or a tool call completed in place by its
+   * result, so a completion alone is something new to send); this is how
+   * many entries the first `revisions` of them covered.
+   */
+  function entriesAt(context: TurnContext, revisions: number): number {
+    return entriesAtRevision(logOf(context), Math.min(revisions, context.appended));
+  }
+
+  function nextMessage(context: TurnContext, shownEntries: number) {
+    const log = startNextMessage(logOf(context), condenseOpts(context), shownEntries);
+    return { log, appended: messageEntryCount(log), shown: 0, frame: null };
+  }
+
+  /** Entries of the current message not shown by any sent frame (those still listed: dropped ones are gone). */
+  function unshownEntries(context: TurnContext): TurnLogEntry[] {
+    const rest = startNextMessage(logOf(context), condenseOpts(context), entriesAt(context, context.shown));
+    return [...rest.sealed.flatMap((message) => message.entries), ...rest.window];
+  }
 
   return {
     actions: {
-      appendEntry: assign(({ context }, params: { entry: TurnLogEntry }) => ({
-        log: appendEntry(logOf(context), params.entry, condenseOpts(context)),
-        appended: context.appended + 1,
-        entryCount: context.entryCount + 1,
-      })),
+      appendEntry: assign(({ context }, params: { entry: TurnLogEntry; tool?: string }) => {
+        const at = now();
+        const role = params.entry.messageRole;
+        return {
+          log: appendEntry(logOf(context), params.entry, condenseOpts(context)),
+          appended: context.appended + 1,
+          entryCount: context.entryCount + 1,
+          startedAt: context.startedAt ?? at,
+          // A call starts the tool's clock, its result starts the model's (`thinking … since last tool`).
+          ...(role === 'tool_call'
+            ? { toolInFlight: { tool: params.tool ?? 'a tool', since: at }, lastToolAt: at }
+            : role === 'tool_result'
+              ? { toolInFlight: null, lastToolAt: at }
+              : {}),
+        };
+      }),
       prepareFrame: assign(({ context }) => {
         const result = renderTurnLog(logOf(context), condenseOpts(context));
+        const at = now();
         const frame: Frame =
           result.kind === 'fits'
-            ? { kind: 'fits', text: result.text, lines: result.lines, appended: context.appended }
+            ? {
+                kind: 'fits',
+                text: result.text,
+                lines: result.lines,
+                headline: headlineAt(context, at, true),
+                appended: context.appended,
+              }
             : {
                 kind: 'rollover',
                 text: result.finalText,
                 lines: result.finalLines,
+                // This message is done: its last frame says what it showed, not what happens next.
+                headline: headlineAt(context, at, false),
                 carry: result.carryEntries,
                 appended: context.appended,
               };

@@ -27,9 +27,15 @@
  */
 import { getAdjacencyMap } from '@xstate/graph';
 import type { ActorLogic, AnyActorScope, EventObject } from 'xstate';
-import { type TurnEvent, type TurnSettings, turnMachine } from '../../machines/turn.machine.js';
+import {
+  DEFAULT_TURN_TITLE,
+  frameKey,
+  type TurnEvent,
+  type TurnSettings,
+  turnMachine,
+} from '../../machines/turn.machine.js';
 import type { Platform } from '../events/schema.js';
-import { provideTurnMachine } from '../runtime/turn.implementations.js';
+import { condenseBudget, provideTurnMachine } from '../runtime/turn.implementations.js';
 import { createMemorySurface, MEMORY_SURFACE_CAPABILITIES } from '../surfaces/memory.js';
 import { type SurfaceCapabilities, SurfaceError } from '../surfaces/surface.js';
 import { resolveCondenseOpts } from '../turnlog/condense.js';
@@ -152,6 +158,13 @@ export function resolveTurnModelConfig(opts: TurnModelOptions = {}): TurnModelCo
   }
   return { settings, platform, capabilities, maxDepth, maxPaths };
 }
+
+/**
+ * What the machine's condenser gets for the log lines of a kit turn (untitled):
+ * `maxChars` less the headline's room; the kit sizes its entries by it.
+ */
+export const turnModelLineBudget = (config: TurnModelConfig): number =>
+  condenseBudget(config.settings.maxChars, config.capabilities.maxChars, DEFAULT_TURN_TITLE);
 
 /** `• HH:MM:SS  ` before every summary (renderEntryLine, depth 0). */
 const LINE_PREFIX = '• 12:00:00  '.length;
@@ -358,7 +371,7 @@ export function createTurnModelLogic(
     if (!current) throw new Error(`model: ${command.type} before start`);
     switch (command.type) {
       case 'log': {
-        const entry = turnModelEntry(model.entries + 1, command.size, config.settings.maxChars);
+        const entry = turnModelEntry(model.entries + 1, command.size, turnModelLineBudget(config));
         return { ...next, entries: model.entries + 1, machine: step(current, { type: 'turn.log', entry }) };
       }
       case 'wait': {
@@ -466,10 +479,18 @@ export function serializeTurnModelState(snapshot: TurnModelSnapshot): string {
     pending: Math.min(c.appended - c.shown, 3),
     fresh: c.frame ? c.appended > c.frame.appended : null,
     frame: c.frame?.kind ?? null,
-    unchanged: c.frame !== null && c.frame.text === c.lastSentText,
+    unchanged: c.frame !== null && frameKey(c.frame) === c.lastSentText,
     // What a frame rendered now would be: a dropping strategy rolls over without sealing anything.
     renders: c.log
-      ? renderTurnLog(c.log, { maxChars: c.settings.maxChars, strategy: c.settings.strategy }).kind
+      ? renderTurnLog(c.log, {
+          // The machine's budget: the headline's room is kept free below the platform's limit.
+          maxChars: condenseBudget(
+            c.settings.maxChars,
+            MEMORY_SURFACE_CAPABILITIES[c.space.split(':')[0] as Platform].maxChars,
+            c.title,
+          ),
+          strategy: c.settings.strategy,
+        }).kind
       : null,
     sealed: Math.min(c.log?.sealed.length ?? 0, 2),
     window: Math.min(c.log?.window.length ?? 0, 3),
@@ -674,7 +695,7 @@ async function applyToDriver(
     case 'start':
       return null;
     case 'log':
-      await driver.log(turnModelEntry(before.entries + 1, command.size, config.settings.maxChars));
+      await driver.log(turnModelEntry(before.entries + 1, command.size, turnModelLineBudget(config)));
       return null;
     case 'wait':
       return (await driver.step()) ? null : 'the model fired a timer the live turn did not set';

@@ -40,7 +40,7 @@ export function startTurn(
   const clock = new SimulatedClock();
   const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now(), ...opts.surface });
   const root = surface.inbound({ space: SPACE, text: 'please fix the build' });
-  const machine = provideTurnMachine({ surfaces: surface, budget: 'unlimited' });
+  const machine = provideTurnMachine({ surfaces: surface, budget: 'unlimited', now: () => clock.now() });
   const actor = createActor(machine, {
     clock,
     input: {

@@ -215,8 +215,9 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
       [MODEL_HEADER, null, true],
       [expect.stringContaining('[e1]'), creates[0]?.messageId, true],
     ]);
-    // The flush edited the log message with [e2]; the turn went on until the kit ended it.
-    expect(replay.finish.map((command) => command.type)).toEqual(['end']);
+    // The flush edited the log message with [e2]; the turn went on until the kit ended it, and its
+    // terminal frame (the headline's final state) went out through a terminal slot.
+    expect(replay.finish.map((command) => command.type)).toEqual(['end', 'fund', 'respond']);
   });
 });
 

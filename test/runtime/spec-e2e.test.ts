@@ -70,7 +70,8 @@ describe('spec E2E: roll-over & length', () => {
   it('9: rolls over to a new log message in the same thread under the rollover strategy', async () => {
     sent = 0;
     const h = await startRuntime({
-      config: { visibility: { threadLog: { maxLogMessageChars: 200, condenseStrategy: 'rollover' } } },
+      // 290: the headline's room (~90) comes out of it, leaving the log lines the spec's 200.
+      config: { visibility: { threadLog: { maxLogMessageChars: 290, condenseStrategy: 'rollover' } } },
     });
     const root = h.userMessage('u1');
     h.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
@@ -88,7 +89,7 @@ describe('spec E2E: roll-over & length', () => {
     expect(messages[0]?.text.endsWith('…log continues')).toBe(true);
     const all = messages.map((m) => m.text).join('\n');
     for (let i = 0; i < 7; i++) expect(all).toContain(`-${i}.ts`);
-    for (const m of messages) expect(m.text.length).toBeLessThanOrEqual(200);
+    for (const m of messages) expect(m.text.length).toBeLessThanOrEqual(290);
     await h.runtime.stop();
   });
 
@@ -105,19 +106,22 @@ describe('spec E2E: roll-over & length', () => {
       await h.advance(1000);
     }
     h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await h.advance(100);
+    // The terminal frame (its headline says done) waits its turn in the space's pacing.
+    await h.advance(2000);
     expect(ok(h.surface.calls.filter((c) => c.op === 'create'))).toHaveLength(1);
     const updates = ok(h.surface.calls.filter((c) => c.op === 'update'));
     expect(updates.length).toBeGreaterThanOrEqual(2);
-    expect(updates.at(-1)?.text).toMatch(/^• …\d+ earlier entries dropped/);
+    // Under the headline, the first line says how many entries were dropped.
+    expect(updates.at(-1)?.text).toMatch(/^✅ Agent activity · \d+s\n• …\d+ earlier entries dropped/);
     await h.runtime.stop();
   });
 
   it('11: aggressive-truncate keeps every entry with shortened summaries', async () => {
-    // Three 300-char summaries overflow 400 chars as formatted and fit once cut to 100 each (with their line prefixes).
+    // Three 300-char summaries overflow 400 chars as formatted and fit once cut to 100 each (with their line
+    // prefixes); 500 leaves those 400 after the headline's room (~90).
     const h = await startRuntime({
       config: {
-        visibility: { threadLog: { maxLogMessageChars: 400, condenseStrategy: 'aggressive-truncate' } },
+        visibility: { threadLog: { maxLogMessageChars: 500, condenseStrategy: 'aggressive-truncate' } },
       },
     });
     h.userMessage('u1');
@@ -138,8 +142,9 @@ describe('spec E2E: roll-over & length', () => {
     expect(ok(h.surface.calls.filter((c) => c.op === 'create'))).toHaveLength(1);
     expect(h.runtime.turn('T1')?.state).toBe('ended');
     const last = ok(h.surface.calls.filter((c) => c.op === 'create' || c.op === 'update')).at(-1)?.text ?? '';
-    expect(last.length).toBeLessThanOrEqual(400);
-    expect(last.split('\n')).toHaveLength(3);
+    expect(last.length).toBeLessThanOrEqual(500);
+    expect(last.split('\n')).toHaveLength(4); // the headline and three lines
+    expect(last.split('\n')[0]).toMatch(/^✅ Agent activity · \d+s$/);
     expect(last).toContain('…[truncated]');
     await h.runtime.stop();
   });
@@ -246,7 +251,9 @@ describe('spec E2E: subagents', () => {
     const creates = ok(h.surface.calls.filter((c) => c.op === 'create'));
     expect(creates).toHaveLength(1);
     const text = h.surface.messages(SPACE).find((m) => m.id === creates[0]?.messageId)?.text ?? '';
-    expect(text.split('\n')).toHaveLength(5);
+    const [headline, ...lines] = text.split('\n');
+    expect(headline).toBe('✅ Agent activity · 0s');
+    expect(lines).toHaveLength(5);
     await h.runtime.stop();
   });
 

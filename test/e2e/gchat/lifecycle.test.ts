@@ -29,7 +29,10 @@ describe('gchat E2E: lifecycle & state', () => {
     const creates = landed(e.creates());
     expect(creates.map((c) => c.thread)).toEqual([r1.threadId, r2.threadId]);
     expect(creates[0]?.messageId).not.toBe(creates[1]?.messageId);
-    expect(e.updates()).toEqual([]); // T2 never edits T1's message
+    // T1's only edit is its own terminal frame (its headline says done); T2 never edits T1's message.
+    expect(e.updates().map((u) => [u.messageId, u.text?.split('\n')[0]])).toEqual([
+      [creates[0]?.messageId, '✅ Agent activity · 0s'],
+    ]);
   });
 
   it('19: a turn_ended with no thread-log events opens no thread and surfaces no error', async () => {
@@ -89,7 +92,8 @@ describe('gchat E2E: subagent propagation', () => {
     await e.advance(1000);
     const creates = landed(e.creates());
     expect(creates.map((c) => c.thread)).toEqual([root.threadId]);
-    const lines = textOf(creates[0]?.messageId).split('\n');
+    const [headline, ...lines] = textOf(creates[0]?.messageId).split('\n');
+    expect(headline).toBe('✅ Agent activity · 0s');
     expect(lines).toHaveLength(5);
     expect(lines[2]).toContain('grandchild');
   });

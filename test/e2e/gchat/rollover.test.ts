@@ -35,7 +35,8 @@ async function turnWith(threadLog: Record<string, unknown>) {
 
 describe('gchat E2E: roll-over & length', () => {
   it('9: rolls over to a new thread-log message in the same thread under the rollover strategy', async () => {
-    const root = await turnWith({ maxLogMessageChars: 200, condenseStrategy: 'rollover' });
+    // 290: the headline's room (~90) comes out of it, leaving the log lines the spec's 200.
+    const root = await turnWith({ maxLogMessageChars: 290, condenseStrategy: 'rollover' });
     burst(1);
     await e.quiet();
     burst(6);
@@ -50,12 +51,12 @@ describe('gchat E2E: roll-over & length', () => {
     const logs = e.messages().filter((m) => m.thread === root.threadId && m.id !== root.messageId);
     expect(logs.map((m) => m.id)).toEqual(creates.map((c) => c.messageId));
     expect(logs[0]?.text.endsWith('…log continues')).toBe(true);
-    // The second message begins with the entries the first could not show.
+    // The second message begins (under its headline) with the entries the first could not show.
     const firstShown = (logs[0]?.text.match(/-\d+\.ts/g) ?? []).length;
-    expect(logs[1]?.text.split('\n')[0]).toContain(`-${firstShown}.ts`);
+    expect(logs[1]?.text.split('\n')[1]).toContain(`-${firstShown}.ts`);
     const all = logs.map((m) => m.text).join('\n');
     for (let i = 0; i < 7; i++) expect(all).toContain(`-${i}.ts`);
-    for (const m of logs) expect(m.text.length).toBeLessThanOrEqual(200);
+    for (const m of logs) expect(m.text.length).toBeLessThanOrEqual(290);
   });
 
   it('10: drop-earliest keeps one message and drops old entries', async () => {
@@ -67,21 +68,24 @@ describe('gchat E2E: roll-over & length', () => {
       await e.advance(1000);
     }
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await e.advance(100);
+    // The terminal frame (its headline says done) waits its turn in the space's pacing.
+    await e.advance(2000);
     expect(landed(e.creates())).toHaveLength(1);
     const updates = landed(e.updates());
     expect(updates.length).toBeGreaterThanOrEqual(2);
     expect(updates.every((u) => u.details?.updateMask === 'text')).toBe(true);
     const final = e.messages().find((m) => m.id === e.creates()[0]?.messageId)?.text ?? '';
-    expect(final).toMatch(/^• …\d+ earlier entries dropped/);
+    // Under the headline, the first line says how many entries were dropped.
+    expect(final).toMatch(/^✅ Agent activity · \d+s\n• …\d+ earlier entries dropped/);
     expect(final).toContain('-12.ts');
     expect(final.length).toBeLessThanOrEqual(200);
   });
 
   it('11: aggressive-truncate keeps every entry with shortened summaries', async () => {
-    // 400, not the spec's 300: three lines cut to the last cap (100) plus their `• HH:MM:SS  ✗ Bash — ` prefix
-    // take ~365 chars, so at 300 even the shortest cut overflows and the strategy rolls over, as specified.
-    await turnWith({ maxLogMessageChars: 400, condenseStrategy: 'aggressive-truncate' });
+    // 500, not the spec's 300: three lines cut to the last cap (100) plus their `• HH:MM:SS  ✗ Bash — ` prefix
+    // take ~365 chars, and the headline's room (~90) comes out of the budget too; at 300 even the shortest
+    // cut overflows and the strategy rolls over, as specified.
+    await turnWith({ maxLogMessageChars: 500, condenseStrategy: 'aggressive-truncate' });
     for (let i = 0; i < 3; i++) {
       e.send({
         type: 'tool_result',
@@ -98,9 +102,10 @@ describe('gchat E2E: roll-over & length', () => {
     const creates = landed(e.creates());
     expect(creates).toHaveLength(1);
     const text = e.messages().find((m) => m.id === creates[0]?.messageId)?.text ?? '';
-    expect(text.length).toBeLessThanOrEqual(400);
+    expect(text.length).toBeLessThanOrEqual(500);
     expect(e.runtime.turn('T1')?.logMessages).toHaveLength(1);
-    const lines = text.split('\n');
+    const [headline, ...lines] = text.split('\n');
+    expect(headline).toMatch(/^✅ Agent activity · \d+s$/);
     expect(lines).toHaveLength(3);
     lines.forEach((line, i) => {
       expect(line).toContain(`✗ Bash — ${i}y`);
