@@ -85,15 +85,19 @@ describe('createSurfaces', () => {
     expect(surfaces.gchat?.platform).toBe('gchat');
   });
 
-  it('says Slack and Discord are not supported yet, naming the key', () => {
+  it('builds a Slack and a Discord surface through their descriptors', () => {
     for (const platform of ['slack', 'discord'] as const) {
       const platforms = resolveConfig({
         platforms: { gchat: { apiUrl: 'http://127.0.0.1:9' }, [platform]: { token: 'x' } },
       }).platforms;
-      expect(() => createSurfaces(platforms)).toThrow(
-        new RegExp(`^platforms\\.${platform}: not supported yet`),
-      );
+      const surfaces = createSurfaces(platforms);
+      expect(Object.keys(surfaces)).toEqual(['gchat', platform]);
+      expect(surfaces[platform]?.platform).toBe(platform);
     }
+  });
+
+  it('a Discord surface without a token is refused, naming the key', () => {
+    expect(() => resolveConfig({ platforms: { discord: {} } })).toThrow(/platforms\.discord\.token/);
   });
 
   it('needs at least one platform', () => {
