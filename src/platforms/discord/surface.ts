@@ -154,6 +154,9 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     retries: 0,
     // Retry-After as Discord sent it: the budget adds its own margin.
     offset: 0,
+    // The global 50/s is paced by the rate-limit tracker on the injected clock; a second
+    // limiter on the wall clock would refuse calls the budget was told it may make.
+    globalRequestsPerSecond: Number.MAX_SAFE_INTEGER,
     timeout,
   }).setToken(opts.token);
   const api = new API(rest);
