@@ -5,6 +5,11 @@
  * client id is looked up first.
  */
 import { fromPromise } from 'xstate';
+import type { Clock } from '../clock.js';
+
+/** What pacing needs of the runtime's clock (XState's actor-system clock: the system clock, or a SimulatedClock in tests). */
+type Timers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
 import type { TurnlogStore } from '../store/store.js';
 import {
@@ -56,13 +61,83 @@ function isSurface(value: unknown): value is ChatSurface {
   return typeof (value as ChatSurface).post === 'function';
 }
 
+/**
+ * A surface that knows, from its platform's own rate-limit answers (Discord's
+ * `X-RateLimit-*` headers), how long before a call would be admitted: 0 to go.
+ */
+export interface PacedSurface {
+  waitMsFor(call: 'post' | 'edit', req: { space: string; threadId?: string; messageId?: string }): number;
+}
+
+function isPaced(surface: ChatSurface): surface is ChatSurface & PacedSurface {
+  return typeof (surface as Partial<PacedSurface>).waitMsFor === 'function';
+}
+
+/** How often a call waits for its surface's pacing before it is sent anyway (the surface then refuses it as rate-limited). */
+const PACING_ROUNDS = 4;
+
+function sleepOn(clock: Timers, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clock.clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = clock.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Waits, on the runtime's clock, until a self-pacing surface says the call
+ * would be admitted: a write the platform's headers say would 429 is delayed
+ * instead of sent (and counted against the bot). Other surfaces go at once.
+ */
+export async function paceFor(
+  surface: ChatSurface,
+  call: 'post' | 'edit',
+  req: { space: string; threadId?: string; messageId?: string },
+  clock: Timers,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!isPaced(surface)) return;
+  for (let round = 0; round < PACING_ROUNDS; round += 1) {
+    const wait = surface.waitMsFor(call, req);
+    if (!(wait > 0)) return;
+    await sleepOn(clock, wait, signal);
+  }
+}
+
 export const postActor = (surfaceFor: SurfaceFor, refs: PostRefs | undefined) =>
-  fromPromise<PostedMessage, PostRequest>(({ input, signal }) =>
-    postOnce(surfaceFor(input.space), refs, input, signal),
-  );
+  fromPromise<PostedMessage, PostRequest>(async ({ input, signal, system }) => {
+    const surface = surfaceFor(input.space);
+    const threadId = input.thread?.threadId;
+    await paceFor(
+      surface,
+      'post',
+      { space: input.space, ...(threadId ? { threadId } : {}) },
+      system._clock,
+      signal,
+    );
+    return postOnce(surface, refs, input, signal);
+  });
 
 export const editActor = (surfaceFor: SurfaceFor) =>
-  fromPromise<void, EditRequest>(({ input, signal }) => surfaceFor(input.space).edit(input, { signal }));
+  fromPromise<void, EditRequest>(async ({ input, signal, system }) => {
+    const surface = surfaceFor(input.space);
+    const { space, threadId, messageId } = input;
+    await paceFor(
+      surface,
+      'edit',
+      { space, messageId, ...(threadId ? { threadId } : {}) },
+      system._clock,
+      signal,
+    );
+    return surface.edit(input, { signal });
+  });
 
 /**
  * The budget's per-channel spacing key: what the platform rate-limits as one

@@ -87,17 +87,19 @@ describe('createSurfaces', () => {
     expect(surfaces.gchat?.platform).toBe('gchat');
   });
 
-  it('builds a Slack and a Discord surface from their config sections', () => {
-    const platforms = resolveConfig({
-      platforms: {
-        slack: { apiUrl: 'http://127.0.0.1:9', token: 'xoxb-test' },
-        discord: { apiUrl: 'http://127.0.0.1:9', token: 'bot-test' },
-      },
-    }).platforms;
-    const surfaces = createSurfaces(platforms);
-    expect(Object.keys(surfaces).sort()).toEqual(['discord', 'slack']);
-    expect(surfaces.slack?.platform).toBe('slack');
-    expect(surfaces.discord?.platform).toBe('discord');
+  it('builds a Slack and a Discord surface through their descriptors', () => {
+    for (const platform of ['slack', 'discord'] as const) {
+      const platforms = resolveConfig({
+        platforms: { gchat: { apiUrl: 'http://127.0.0.1:9' }, [platform]: { token: 'x' } },
+      }).platforms;
+      const surfaces = createSurfaces(platforms);
+      expect(Object.keys(surfaces)).toEqual(['gchat', platform]);
+      expect(surfaces[platform]?.platform).toBe(platform);
+    }
+  });
+
+  it('a Discord surface without a token is refused, naming the key', () => {
+    expect(() => resolveConfig({ platforms: { discord: {} } })).toThrow(/platforms\.discord\.token/);
   });
 
   it('needs at least one platform', () => {

@@ -39,14 +39,6 @@ import type {
   SurfaceFrame,
 } from '../../surfaces/frame.js';
 
-/** A policy card as requests carried it before frames crossed the port (`card` beside `text`). */
-export interface LegacyPolicyCard {
-  requestId: string;
-  title: string;
-  command: string;
-  args?: string[];
-}
-
 /** https://discord.com/developers/docs/resources/message#create-message and …/components/reference */
 export const DISCORD_LIMITS = {
   contentChars: 2000,
@@ -311,27 +303,6 @@ export function renderFrame(frame: SurfaceFrame, opts: RenderOptions): DiscordMe
     case 'prose':
       return renderProse(frame.markdown);
   }
-}
-
-/** The pre-frame policy card as a frame card: approve or reject. */
-export function policyFrameCard(card: LegacyPolicyCard): FrameCard {
-  const command = [card.command, ...(card.args ?? [])].join(' ');
-  return {
-    kind: 'policy',
-    id: card.requestId,
-    title: card.title,
-    body: command,
-    actions: [
-      { id: 'approve', label: 'Approve', style: 'primary' },
-      { id: 'reject', label: 'Reject', style: 'danger' },
-    ],
-  };
-}
-
-/** A request without a frame: its text, shown literally as content (cut to 2,000 characters). */
-export function renderPlainText(text: string): DiscordMessageBody {
-  const content = cut(literal(text), DISCORD_LIMITS.contentChars);
-  return { content: content === '' ? '\u200B' : content, components: [], flags: 0 };
 }
 
 /** Every component in a tree (a Container's children and accessories count), as Discord counts toward 40. */

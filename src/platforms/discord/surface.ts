@@ -56,11 +56,8 @@ import {
 import {
   type DiscordMessageBody,
   DiscordRenderError,
-  type LegacyPolicyCard,
   type LogStyle,
-  policyFrameCard,
   renderFrame,
-  renderPlainText,
   threadName,
 } from './render.js';
 
@@ -155,6 +152,11 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     // Every 429 and 5xx reaches the budget: no queueing, no retrying inside the client.
     rejectOnRateLimit: () => true,
     retries: 0,
+    // Retry-After as Discord sent it: the budget adds its own margin.
+    offset: 0,
+    // The global 50/s is paced by the rate-limit tracker on the injected clock; a second
+    // limiter on the wall clock would refuse calls the budget was told it may make.
+    globalRequestsPerSecond: Number.MAX_SAFE_INTEGER,
     timeout,
   }).setToken(opts.token);
   const api = new API(rest);
@@ -220,8 +222,8 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
 
   const signalOpt = (signal: AbortSignal | undefined) => (signal ? { signal } : {});
 
-  function bodyOf(frame: SurfaceFrame | undefined, fallback: () => DiscordMessageBody): DiscordMessageBody {
-    if (!frame) return fallback();
+  /** The frame as Discord's body; a frame Discord would refuse is the caller's `invalid` request. */
+  function bodyOf(frame: SurfaceFrame): DiscordMessageBody {
     try {
       return renderFrame(frame, { logStyle });
     } catch (error) {
@@ -229,19 +231,6 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
         throw new SurfaceError('invalid', error.message, { cause: error });
       throw error;
     }
-  }
-
-  /**
-   * A request without a frame (as the runtime sent them before frames
-   * crossed the port): its pre-rendered `text` shown literally, or its
-   * policy `card`.
-   */
-  function legacyBody(req: object): DiscordMessageBody {
-    const { text, card } = req as { text?: unknown; card?: LegacyPolicyCard };
-    if (card) return renderFrame({ kind: 'card', card: policyFrameCard(card) }, { logStyle });
-    if (typeof text !== 'string')
-      throw new SurfaceError('invalid', 'a Discord post or edit needs a frame (or text)');
-    return renderPlainText(text);
   }
 
   /**
@@ -323,8 +312,8 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
       const signal = callOpts?.signal;
       throwIfAborted(signal);
       const channel = channelOf(req.space);
-      const body = bodyOf(req.frame, () => legacyBody(req));
-      const title = req.frame?.kind === 'log' ? req.frame.headline?.title : undefined;
+      const body = bodyOf(req.frame);
+      const title = req.frame.kind === 'log' ? req.frame.headline?.title : undefined;
       const threadId = req.thread
         ? await threadFor(req.space, channel, req.thread, title, signal)
         : undefined;
@@ -358,7 +347,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
       // Discord edits address the channel the message is in: its thread, when it has one.
       const channel = req.threadId === undefined ? parent : snowflake(req.threadId, 'thread');
       const messageId = snowflake(req.messageId, 'message');
-      const body = bodyOf(req.frame, () => legacyBody(req));
+      const body = bodyOf(req.frame);
       const patch: RESTPatchAPIChannelMessageJSONBody = {
         // Components V2 needs content cleared (an upgrade from content must set it null).
         content: body.content,

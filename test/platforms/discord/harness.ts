@@ -16,7 +16,7 @@ import {
   type DiscordSurface,
   type DiscordSurfaceOptions,
 } from '../../../src/platforms/discord/index.js';
-import type { SurfaceFrame } from '../../../src/surfaces/frame.js';
+import { proseFrame, type SurfaceFrame } from '../../../src/surfaces/frame.js';
 import type { EditRequest, PostRequest, SurfaceError } from '../../../src/surfaces/surface.js';
 import { emulatorInspection } from '../../surfaces/gchat/harness.js';
 
@@ -100,17 +100,49 @@ export async function rejection(call: Promise<unknown>): Promise<SurfaceError> {
   throw new Error('expected the call to fail, but it succeeded');
 }
 
-/** Request fields as tests write them: a frame, or the pre-frame `text` (and policy `card`) the surface still reads. */
-type RequestFields<T> = Omit<T, 'text' | 'frame' | 'card'> & {
+/** Request fields as tests write them: a frame, or `text` (an answer: prose) or a policy `card` as shorthand. */
+type RequestFields<T> = Omit<T, 'frame'> & {
   frame?: SurfaceFrame;
   text?: string;
   card?: { requestId: string; title: string; command: string; args?: string[] };
 };
 
-/** A post request, whether or not the port still carries `text` beside `frame`. */
-export const postReq = (fields: RequestFields<PostRequest>): PostRequest =>
-  ({ text: '', ...fields }) as PostRequest;
+/** The frame a test's shorthand stands for: its frame, a policy card (approve / reject), or prose. */
+function frameOf(fields: { frame?: SurfaceFrame; text?: string; card?: RequestFields<PostRequest>['card'] }) {
+  if (fields.frame) return fields.frame;
+  if (fields.card) {
+    const { requestId, title, command, args = [] } = fields.card;
+    return {
+      kind: 'card',
+      card: {
+        kind: 'policy',
+        id: requestId,
+        title,
+        body: [command, ...args].join(' '),
+        actions: [
+          { id: 'approve', label: 'Approve', style: 'primary' },
+          { id: 'reject', label: 'Reject', style: 'danger' },
+        ],
+      },
+    } satisfies SurfaceFrame;
+  }
+  return proseFrame(fields.text ?? '');
+}
 
-/** An edit request, whether or not the port still carries `text` beside `frame`. */
-export const editReq = (fields: RequestFields<EditRequest>): EditRequest =>
-  ({ text: '', ...fields }) as EditRequest;
+export const postReq = ({ frame, text, card, ...rest }: RequestFields<PostRequest>): PostRequest => ({
+  ...rest,
+  frame: frameOf({
+    ...(frame ? { frame } : {}),
+    ...(text === undefined ? {} : { text }),
+    ...(card ? { card } : {}),
+  }),
+});
+
+export const editReq = ({ frame, text, card, ...rest }: RequestFields<EditRequest>): EditRequest => ({
+  ...rest,
+  frame: frameOf({
+    ...(frame ? { frame } : {}),
+    ...(text === undefined ? {} : { text }),
+    ...(card ? { card } : {}),
+  }),
+});

@@ -11,9 +11,7 @@ import {
   DiscordRenderError,
   formatElapsed,
   literal,
-  policyFrameCard,
   renderFrame,
-  renderPlainText,
   STATE_COLORS,
   textDisplays,
   threadName,
@@ -111,12 +109,16 @@ describe('renderFrame: cards and prose', () => {
     const body = renderFrame(
       {
         kind: 'card',
-        card: policyFrameCard({
-          requestId: 'r1',
+        card: {
+          kind: 'policy',
+          id: 'r1',
           title: 'Run a command?',
-          command: 'rm',
-          args: ['-rf', '/tmp/x'],
-        }),
+          body: 'rm -rf /tmp/x',
+          actions: [
+            { id: 'approve', label: 'Approve', style: 'primary' },
+            { id: 'reject', label: 'Reject', style: 'danger' },
+          ],
+        },
       },
       { logStyle: 'components' },
     );
@@ -287,16 +289,13 @@ describe('hostile text', () => {
       ),
     );
   });
-
-  it('plain text without a frame is content with mentions broken, cut to 2,000', () => {
-    const body = renderPlainText(`@everyone ${'z'.repeat(3000)}`);
-    expect(body.content).not.toMatch(LIVE_MENTION);
-    expect(charLength(body.content!)).toBe(2000);
-    expect(breakMentions('<@&1> @HERE')).toBe('<\u200B@&1> @\u200BHERE');
-  });
 });
 
 describe('helpers', () => {
+  it('breaks role mentions and @here in any case', () => {
+    expect(breakMentions('<@&1> @HERE')).toBe('<\u200B@&1> @\u200BHERE');
+  });
+
   it('formats the elapsed time as a person reads it', () => {
     expect([0, 45_000, 184_000, 3_720_000].map(formatElapsed)).toEqual(['0s', '45s', '3m 04s', '1h 02m']);
   });

@@ -1,0 +1,209 @@
+/**
+ * End to end on Discord: the real runtime (createRuntime: ingest → space →
+ * turn → budget) on the Discord surface, through @discordjs/rest, against
+ * the Discord emulator (with Discord's limits) over loopback HTTP. One
+ * SimulatedClock drives the runtime's timers, the surface's rate-limit state
+ * and the emulator's clock; time moves in 100 ms steps and after each step
+ * the harness waits (vi.waitFor) until no Discord call is in flight.
+ *
+ * @discordjs/rest reads Date.now() for its own bucket state, so Date is faked
+ * to follow the simulated clock (in production both are the system clock).
+ *
+ * The surface is counted, not changed: a wrapper tracks calls in flight and
+ * passes everything else through (its pacing, `waitMsFor`, included).
+ */
+import { vi } from 'vitest';
+import { SimulatedClock } from 'xstate';
+import type { TurnlogConfigInput } from '../../../src/config.js';
+import {
+  type DiscordEmulator,
+  type DiscordEmulatorOptions,
+  startDiscordEmulator,
+} from '../../../src/emulators/discord/index.js';
+import type { EmulatedMessage, FaultRule, RecordedCall } from '../../../src/emulators/types.js';
+import { createDiscordSurface, type DiscordSurface } from '../../../src/platforms/discord/index.js';
+import { createRuntime, type Runtime } from '../../../src/runtime.js';
+import type { TurnlogStore } from '../../../src/store/store.js';
+import { emulatorInspection } from '../../surfaces/gchat/harness.js';
+
+export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
+export const CHANNEL = '1800000000000000001';
+export const SPACE = `discord:${CHANNEL}`;
+export const TOKEN = 'test-bot-token';
+const STEP_MS = 100;
+
+export interface DiscordE2E {
+  runtime: Runtime;
+  emulator: DiscordEmulator;
+  clock: SimulatedClock;
+  surface: DiscordSurface;
+  warnings: string[];
+  /** What the surface's failed calls said. */
+  errors: string[];
+  send(event: Record<string, unknown>, space?: string): void;
+  /** A person writes in the channel, fed to the runtime as an `inbound` event with `ref`. */
+  userMessage(ref: string, opts?: { space?: string; text?: string }): Promise<{ messageId: string }>;
+  quiet(): Promise<void>;
+  advance(ms: number): Promise<void>;
+  /** Calls the app made (a person's messages and deletions left out). */
+  calls(): RecordedCall[];
+  creates(): RecordedCall[];
+  updates(): RecordedCall[];
+  /** The channel's top-level messages as a person sees them: a Components V2 message reads as its Text Displays. */
+  messages(channel?: string): EmulatedMessage[];
+  /** The messages in the thread started on `rootId` (a Discord thread has its starter message's id). */
+  thread(rootId: string, channel?: string): EmulatedMessage[];
+  faults(rules: FaultRule[]): Promise<void>;
+  personDeletes(messageId: string): Promise<void>;
+  /** Stops the runtime (not the emulator): for a restart on the same store. */
+  stopRuntime(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const settle = async (): Promise<void> => {
+  for (let i = 0; i < 8; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
+function counted(surface: DiscordSurface, inFlight: { count: number; errors: string[] }): DiscordSurface {
+  const track = <T>(call: Promise<T>): Promise<T> => {
+    inFlight.count++;
+    return call.then(
+      (value) => {
+        inFlight.count--;
+        return value;
+      },
+      (error: unknown) => {
+        inFlight.count--;
+        inFlight.errors.push(error instanceof Error ? error.message : String(error));
+        throw error;
+      },
+    );
+  };
+  return {
+    ...surface,
+    post: (req, opts) => track(surface.post(req, opts)),
+    edit: (req, opts) => track(surface.edit(req, opts)),
+    react: (req, opts) => track(surface.react(req, opts)),
+    typing: (req, opts) => track(surface.typing(req, opts)),
+  };
+}
+
+export interface DiscordE2EOptions {
+  config?: TurnlogConfigInput;
+  emulator?: Omit<DiscordEmulatorOptions, 'now'>;
+  store?: TurnlogStore;
+  /** Reuse a running emulator and clock (a restarted runtime). */
+  reuse?: { emulator: DiscordEmulator; clock: SimulatedClock };
+}
+
+export async function startDiscordE2E(opts: DiscordE2EOptions = {}): Promise<DiscordE2E> {
+  const clock = opts.reuse?.clock ?? new SimulatedClock();
+  if (!opts.reuse) clock.set(START_MS);
+  // @discordjs/rest keeps its own bucket state on Date.now(): the wall clock follows the simulated one,
+  // as it does in production, where both are the system clock.
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(clock.now());
+  const emulator =
+    opts.reuse?.emulator ?? (await startDiscordEmulator({ ...opts.emulator, now: () => clock.now() }));
+  const inFlight = { count: 0, errors: [] as string[] };
+  const warnings: string[] = [];
+  const surface = counted(
+    createDiscordSurface({ token: TOKEN, apiUrl: emulator.url, now: () => clock.now() }),
+    inFlight,
+  );
+  const runtime = createRuntime({
+    config: opts.config ?? {},
+    surfaces: { discord: surface },
+    ...(opts.store ? { store: opts.store } : {}),
+    clock,
+    logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(`error: ${m}`) },
+    inspect: () => {},
+  });
+  await runtime.ready;
+  const inspection = emulatorInspection(emulator.url);
+
+  const send = (event: Record<string, unknown>, space = SPACE) => {
+    const result = runtime.ingest({ space, ...event });
+    if (!result.ok) throw new Error(result.error);
+  };
+
+  const quiet = async (): Promise<void> => {
+    for (;;) {
+      await settle();
+      if (inFlight.count === 0) {
+        await settle();
+        if (inFlight.count === 0) return;
+      }
+      await vi.waitFor(
+        () => {
+          if (inFlight.count > 0) throw new Error(`${inFlight.count} Discord calls still in flight`);
+        },
+        { timeout: 10_000, interval: 1 },
+      );
+    }
+  };
+
+  const calls = () =>
+    emulator.state.calls().filter((c) => c.op !== 'inbound' && c.path !== '/_emulator/delete');
+  const seen = (channel: string) =>
+    emulator.state.messages(channel).map((m) => ({
+      ...m,
+      text: [m.text, m.card?.text ?? ''].filter((part) => part !== '').join('\n'),
+    }));
+  let runtimeStopped = false;
+  const stopRuntime = async () => {
+    if (runtimeStopped) return;
+    runtimeStopped = true;
+    await quiet();
+    await runtime.stop();
+  };
+
+  return {
+    runtime,
+    emulator,
+    clock,
+    surface,
+    warnings,
+    errors: inFlight.errors,
+    send,
+    async userMessage(ref, o = {}) {
+      const space = o.space ?? SPACE;
+      const posted = (await inspection('inbound', {
+        space: space.slice('discord:'.length),
+        text: o.text ?? `user message ${ref}`,
+      })) as { messageId: string };
+      send({ type: 'inbound', messageId: posted.messageId, ref }, space);
+      return posted;
+    },
+    quiet,
+    async advance(ms) {
+      for (let left = ms; left > 0; left -= STEP_MS) {
+        clock.increment(Math.min(STEP_MS, left));
+        vi.setSystemTime(clock.now());
+        await quiet();
+      }
+    },
+    calls,
+    creates: () => calls().filter((c) => c.op === 'create'),
+    updates: () => calls().filter((c) => c.op === 'update'),
+    messages: (channel = CHANNEL) => seen(channel).filter((m) => m.thread === null),
+    thread: (rootId, channel = CHANNEL) => seen(channel).filter((m) => m.thread === rootId),
+    faults: async (rules) => {
+      await inspection('faults', { rules });
+    },
+    personDeletes: async (messageId) => {
+      await inspection('delete', { messageId });
+    },
+    stopRuntime,
+    async stop() {
+      await stopRuntime();
+      if (!opts.reuse) await emulator.close();
+      vi.useRealTimers();
+    },
+  };
+}
+
+export const landed = (calls: RecordedCall[]): RecordedCall[] => calls.filter((c) => c.status < 300);
+
+/** The bit Discord's SUPPRESS_NOTIFICATIONS sets (https://discord.com/developers/docs/resources/message#message-object-message-flags). */
+export const SUPPRESS_NOTIFICATIONS = 1 << 12;
