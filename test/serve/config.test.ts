@@ -85,15 +85,25 @@ describe('createSurfaces', () => {
     expect(surfaces.gchat?.platform).toBe('gchat');
   });
 
-  it('says Slack and Discord are not supported yet, naming the key', () => {
-    for (const platform of ['slack', 'discord'] as const) {
-      const platforms = resolveConfig({
-        platforms: { gchat: { apiUrl: 'http://127.0.0.1:9' }, [platform]: { token: 'x' } },
-      }).platforms;
-      expect(() => createSurfaces(platforms)).toThrow(
-        new RegExp(`^platforms\\.${platform}: not supported yet`),
-      );
-    }
+  it('builds a Slack surface for platforms.slack and a Discord one for platforms.discord, through the registry', () => {
+    const surfaces = createSurfaces(
+      resolveConfig({
+        platforms: {
+          gchat: { apiUrl: 'http://127.0.0.1:9' },
+          slack: { apiUrl: 'http://127.0.0.1:9', token: 'xoxb-1' },
+          discord: { apiUrl: 'http://127.0.0.1:9', token: 'x' },
+        },
+      }).platforms,
+    );
+    expect(Object.keys(surfaces)).toEqual(['gchat', 'slack', 'discord']);
+    expect(surfaces.slack?.platform).toBe('slack');
+    expect(surfaces.discord?.platform).toBe('discord');
+  });
+
+  it('refuses a Slack config without a token, naming the key', () => {
+    expect(() => resolveConfig({ platforms: { slack: { apiUrl: 'http://127.0.0.1:9' } } })).toThrow(
+      /platforms\.slack\.token/,
+    );
   });
 
   it('needs at least one platform', () => {
