@@ -15,7 +15,7 @@ import {
   type SlackSurfaceOptions,
 } from '../../../src/platforms/slack/surface.js';
 import type { SurfaceFrame } from '../../../src/surfaces/frame.js';
-import type { EditRequest, PostRequest, ThreadAnchor } from '../../../src/surfaces/surface.js';
+import type { EditRequest, PostRequest } from '../../../src/surfaces/surface.js';
 
 export const START_MS = Date.UTC(2026, 0, 1, 12, 0, 0);
 export const TOKEN = 'xoxb-surface-test-token';
