@@ -92,7 +92,7 @@ describe('runServe', () => {
     const gchat = { apiUrl: 'http://127.0.0.1:9' };
     const cases: [unknown, string[], RegExp][] = [
       [{ ingest: { bodyLimitBytes: 'x' } }, [], /ingest\.bodyLimitBytes: /],
-      [{ platforms: { gchat, slack: {} } }, [], /platforms\.slack: not supported yet/],
+      [{ platforms: { gchat, slack: {} } }, [], /platforms\.slack\.token/],
       [{ platforms: {} }, [], /platforms: configure at least one platform/],
       [
         { ingest: { token: 'env:TURNLOG_UNSET_FOR_TEST' }, platforms: { gchat } },
