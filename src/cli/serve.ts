@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, LOG_LEVELS } from '../config.js';
+import { SlackStartupError } from '../platforms/slack/app.js';
 import { shutdownOnSignal, startServe } from '../serve/index.js';
 import { CliError, type CliIo } from './io.js';
 
@@ -50,7 +51,9 @@ export async function runServe(
   try {
     serve = await startServe({ config });
   } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(`${values.config}: ${error.message}`);
+    // A Slack token Slack refused is the config's fault too: named by key, not a stack trace.
+    if (error instanceof ConfigError || error instanceof SlackStartupError)
+      throw new CliError(`${values.config}: ${error.message}`);
     throw error;
   }
   io.out(`${JSON.stringify({ ingest: serve.url })}\n`);

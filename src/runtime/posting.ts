@@ -125,20 +125,6 @@ export const postActor = (surfaceFor: SurfaceFor, refs: PostRefs | undefined) =>
     return postOnce(surface, refs, input, signal);
   });
 
-export const editActor = (surfaceFor: SurfaceFor) =>
-  fromPromise<void, EditRequest>(async ({ input, signal, system }) => {
-    const surface = surfaceFor(input.space);
-    const { space, threadId, messageId } = input;
-    await paceFor(
-      surface,
-      'edit',
-      { space, messageId, ...(threadId ? { threadId } : {}) },
-      system._clock,
-      signal,
-    );
-    return surface.edit(input, { signal });
-  });
-
 /**
  * The budget's per-channel spacing key: what the platform rate-limits as one
  * channel (its descriptor's `rateChannel`).

@@ -3,12 +3,12 @@
  * condenser), the platform calls (a ChatSurface) and the budget messages.
  * Handed to `turnMachine.provide()`.
  */
-import { assign, raise, sendTo } from 'xstate';
+import { assign, fromPromise, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { type Frame, type TurnContext, type TurnOutcome, turnMachine } from '../../machines/turn.machine.js';
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
-import type { FrameHeadline, FrameState } from '../surfaces/frame.js';
-import type { ChatSurface } from '../surfaces/surface.js';
+import type { FrameHeadline, FrameState, SurfaceFrame } from '../surfaces/frame.js';
+import type { ChatSurface, EditRequest, PostedMessage, PostRequest } from '../surfaces/surface.js';
 import { MIN_LOG_MESSAGE_CHARS } from '../turnlog/condense.js';
 import {
   appendEntry,
@@ -21,9 +21,9 @@ import {
 } from '../turnlog/log.js';
 import type { CondenseOpts, TurnLogEntry } from '../turnlog/types.js';
 import {
-  editActor,
   type PostRefs,
-  postActor,
+  paceFor,
+  postOnce,
   rateChannel,
   type SurfacesByPlatform,
   surfaceResolver,
@@ -101,6 +101,35 @@ export function headlineAt(context: TurnContext, now: number, live: boolean): Fr
 }
 
 export type TurnImplementations = Parameters<typeof turnMachine.provide>[0];
+
+/** The assistant status a log frame implies: the tool in flight while it runs, '' (cleared) otherwise. */
+export function statusOf(frame: SurfaceFrame): string | undefined {
+  if (frame.kind !== 'log') return undefined;
+  if (frame.headline !== undefined && frame.headline.state !== 'running') return '';
+  // The newest tool line is the activity: a call still waiting for its result, or a result (nothing in flight).
+  const newest = frame.lines.findLast((line) => line.kind === 'tool');
+  return newest?.status === 'pending' ? `running ${newest.text.replace(/^tool: /, '')}` : '';
+}
+
+/**
+ * Rides on a log frame that landed: the frame's budget grant is the status's
+ * (a progress-class write), so a status is never written outside the budget.
+ * The surface skips a status it already shows unless Slack's two-minute
+ * expiry is near (src/platforms/slack/assistant-status.ts). The status is
+ * advisory: the frame has landed, so its failure does not fail the frame
+ * (a workspace without it is remembered by the surface and not asked again).
+ */
+async function showStatus(
+  surface: ChatSurface,
+  space: string,
+  threadId: string,
+  frame: SurfaceFrame,
+  signal: AbortSignal,
+): Promise<void> {
+  const status = statusOf(frame);
+  if (surface.setStatus === undefined || status === undefined) return;
+  await surface.setStatus({ space, threadId, status }, { signal }).catch(() => undefined);
+}
 
 export function createTurnImplementations(deps: TurnImplementationDeps): TurnImplementations {
   const { store } = deps;
@@ -245,8 +274,35 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         : () => {},
     },
     actors: {
-      postMessage: postActor(surfaceFor, store),
-      editMessage: editActor(surfaceFor),
+      postMessage: fromPromise<PostedMessage, PostRequest>(async ({ input, signal, system }) => {
+        const surface = surfaceFor(input.space);
+        const threadId = input.thread?.threadId;
+        await paceFor(
+          surface,
+          'post',
+          { space: input.space, ...(threadId ? { threadId } : {}) },
+          system._clock,
+          signal,
+        );
+        const posted = await postOnce(surface, store, input, signal);
+        if (input.thread !== undefined && posted.threadId !== undefined)
+          await showStatus(surface, input.space, posted.threadId, input.frame, signal);
+        return posted;
+      }),
+      editMessage: fromPromise<void, EditRequest>(async ({ input, signal, system }) => {
+        const surface = surfaceFor(input.space);
+        const { space, threadId, messageId } = input;
+        await paceFor(
+          surface,
+          'edit',
+          { space, messageId, ...(threadId ? { threadId } : {}) },
+          system._clock,
+          signal,
+        );
+        await surface.edit(input, { signal });
+        if (input.threadId !== undefined)
+          await showStatus(surface, input.space, input.threadId, input.frame, signal);
+      }),
     },
   };
 }

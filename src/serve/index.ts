@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
 import { loadConfig, type TurnlogConfig } from '../config.js';
 import { builtinPlatforms } from '../platforms/registry.js';
+import { verifySlackAuth } from '../platforms/slack/app.js';
+import type { SlackConfig } from '../platforms/slack/descriptor.js';
 import type { PlatformDescriptor } from '../platforms/types.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import type { TurnlogStore } from '../store/store.js';
@@ -69,6 +71,9 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       now: () => (options.clock ?? systemClock).now(),
       ...(options.env ? { env: options.env } : {}),
     });
+  // A Slack token Slack refuses is a start-up error naming platforms.slack.token, not a turn failing later.
+  const slack = config.platforms.slack as SlackConfig | undefined;
+  if (slack !== undefined && options.surfaces === undefined) await verifySlackAuth(slack);
   const ownStore = options.store === undefined ? openServeStore(config.store.path) : undefined;
   const store = options.store ?? (ownStore as TurnlogStore);
   const clock = options.clock ?? systemClock;

@@ -93,6 +93,7 @@ describe('runServe', () => {
     const cases: [unknown, string[], RegExp][] = [
       [{ ingest: { bodyLimitBytes: 'x' } }, [], /ingest\.bodyLimitBytes: /],
       [{ platforms: { gchat, discord: {} } }, [], /platforms\.discord\.token: /],
+      [{ platforms: { gchat, slack: {} } }, [], /platforms\.slack\.token/],
       [{ platforms: {} }, [], /platforms: configure at least one platform/],
       [
         { ingest: { token: 'env:TURNLOG_UNSET_FOR_TEST' }, platforms: { gchat } },

@@ -87,15 +87,25 @@ describe('createSurfaces', () => {
     expect(surfaces.gchat?.platform).toBe('gchat');
   });
 
-  it('builds a Slack and a Discord surface through their descriptors', () => {
-    for (const platform of ['slack', 'discord'] as const) {
-      const platforms = resolveConfig({
-        platforms: { gchat: { apiUrl: 'http://127.0.0.1:9' }, [platform]: { token: 'x' } },
-      }).platforms;
-      const surfaces = createSurfaces(platforms);
-      expect(Object.keys(surfaces)).toEqual(['gchat', platform]);
-      expect(surfaces[platform]?.platform).toBe(platform);
-    }
+  it('builds a Slack surface for platforms.slack and a Discord one for platforms.discord, through the registry', () => {
+    const surfaces = createSurfaces(
+      resolveConfig({
+        platforms: {
+          gchat: { apiUrl: 'http://127.0.0.1:9' },
+          slack: { apiUrl: 'http://127.0.0.1:9', token: 'xoxb-1' },
+          discord: { apiUrl: 'http://127.0.0.1:9', token: 'x' },
+        },
+      }).platforms,
+    );
+    expect(Object.keys(surfaces)).toEqual(['gchat', 'slack', 'discord']);
+    expect(surfaces.slack?.platform).toBe('slack');
+    expect(surfaces.discord?.platform).toBe('discord');
+  });
+
+  it('refuses a Slack config without a token, naming the key', () => {
+    expect(() => resolveConfig({ platforms: { slack: { apiUrl: 'http://127.0.0.1:9' } } })).toThrow(
+      /platforms\.slack\.token/,
+    );
   });
 
   it('a Discord surface without a token is refused, naming the key', () => {

@@ -6,6 +6,7 @@
  */
 import { EmulatorInputError, type PlatformHandler, type PlatformRoute } from '../core/index.js';
 import { readSlackArgs } from './args.js';
+import type { VisibleButton } from './blocks.js';
 import { slackError, slackErrorResponse } from './errors.js';
 import { appForToken, channelKind, createTsSource, DEFAULT_PERSON_ID } from './ids.js';
 import { assistantThreadsSetStatus } from './methods/assistant-threads-set-status.js';
@@ -114,6 +115,12 @@ export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHand
 
     errorResponse: (status, retryAfterS, kind, _rateLimit, call) =>
       slackErrorResponse(status, retryAfterS, kind, call),
+
+    // The text a person reads is already the blocks' text (content.ts); the buttons they can press come along.
+    messageContent(message) {
+      const buttons = (message.data as { buttons?: VisibleButton[] } | undefined)?.buttons;
+      return buttons !== undefined && buttons.length > 0 ? { buttons } : undefined;
+    },
 
     reset() {
       // `ts` keeps counting (see TsSource); the rest is forgotten with the messages.

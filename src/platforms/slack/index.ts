@@ -19,7 +19,6 @@ export {
 } from './render.js';
 export {
   createSlackSurface,
-  policyCardFrame,
   SLACK_CHANNEL_PATTERN,
   type SlackSurface,
   type SlackSurfaceOptions,

@@ -319,8 +319,3 @@ export function renderTextOnly(frame: SurfaceFrame, opts: SlackRenderOptions = {
     }
   }
 }
-
-/** A request's plain text as a Slack message (no frame): escaped mrkdwn within 40,000. */
-export function renderPlainText(text: string): SlackMessage {
-  return { text: clip(safeMrkdwn(text), SLACK_LIMITS.maxMessageChars) };
-}

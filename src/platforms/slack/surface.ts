@@ -6,9 +6,7 @@
  * - edit: `chat.update` (https://docs.slack.dev/reference/methods/chat.update).
  * - react: `reactions.add` (https://docs.slack.dev/reference/methods/reactions.add).
  * - setStatus: `assistant.threads.setStatus` (assistant-status.ts).
- * A request's `frame` is rendered as Block Kit (render.ts); a request in the
- * port's pre-frame shape (`text`, a policy `card`) is still served: the card
- * as a card frame, the text as escaped mrkdwn. When Slack refuses the blocks
+ * A request's `frame` is rendered as Block Kit (render.ts). When Slack refuses the blocks
  * (`invalid_blocks`, `msg_too_long`) the same frame is sent once more:
  * as the rich_text card when the plan style was refused (and from then on),
  * else as text only.
@@ -43,7 +41,6 @@ import { type AssistantStatus, createAssistantStatus } from './assistant-status.
 import { REFUSED_CONTENT_CODES, toSurfaceError } from './errors.js';
 import {
   renderFrame,
-  renderPlainText,
   renderTextOnly,
   type SlackLogStyle,
   type SlackMessage,
@@ -135,41 +132,6 @@ function abortError(): DOMException {
   return new DOMException('The Slack call was aborted', 'AbortError');
 }
 
-/** A policy request as the port carried it before frames (`PostRequest.card`). */
-export interface LegacyPolicyCard {
-  requestId: string;
-  title: string;
-  command: string;
-  args?: string[];
-}
-
-/**
- * The fields a request carried before frames: `text` (and a policy `card`).
- * Read structurally, so the surface serves requests of either shape.
- */
-interface LegacyFields {
-  text?: unknown;
-  card?: LegacyPolicyCard;
-}
-
-/** A policy request without a frame, as the card frame it means (approve / reject). */
-export function policyCardFrame(card: LegacyPolicyCard): SurfaceFrame {
-  const command = [card.command, ...(card.args ?? [])].join(' ');
-  return {
-    kind: 'card',
-    card: {
-      kind: 'policy',
-      id: card.requestId,
-      title: card.title,
-      body: command,
-      actions: [
-        { id: 'approve', label: 'Approve', style: 'primary' },
-        { id: 'reject', label: 'Reject', style: 'danger' },
-      ],
-    },
-  };
-}
-
 export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
   if (typeof opts.token !== 'string' || opts.token === '') {
     throw new TypeError('createSlackSurface: token is required (platforms.slack.token)');
@@ -230,10 +192,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     step: number,
     send: (message: SlackMessage) => Promise<T>,
   ): Promise<T> {
-    const legacy = req as unknown as LegacyFields;
-    const frame: SurfaceFrame | undefined =
-      req.frame ?? (legacy.card ? policyCardFrame(legacy.card) : undefined);
-    if (frame === undefined) return send(renderPlainText(typeof legacy.text === 'string' ? legacy.text : ''));
+    const frame = req.frame;
     const message = renderFrame(frame, renderOpts(step));
     try {
       return await send(message);

@@ -15,7 +15,7 @@ import {
   type SlackSurfaceOptions,
 } from '../../../src/platforms/slack/surface.js';
 import type { SurfaceFrame } from '../../../src/surfaces/frame.js';
-import type { EditRequest, PostRequest, ThreadAnchor } from '../../../src/surfaces/surface.js';
+import type { EditRequest, PostRequest } from '../../../src/surfaces/surface.js';
 
 export const START_MS = Date.UTC(2026, 0, 1, 12, 0, 0);
 export const TOKEN = 'xoxb-surface-test-token';
@@ -102,35 +102,11 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
 
 export const prose = (markdown: string): SurfaceFrame => ({ kind: 'prose', markdown });
 
-/**
- * Requests in the port's shape. The port is moving from `text` (+ `card`) to
- * a required `frame`: these carry the frame and build a request that type-checks
- * against either shape, so the tests need no change when the port drops `text`.
- */
-export function postReq(fields: {
-  space: string;
-  frame: SurfaceFrame;
-  thread?: ThreadAnchor;
-  clientId?: string;
-  silent?: boolean;
-}): PostRequest {
-  return { text: '', ...fields } as unknown as PostRequest;
+/** Requests in the port's shape (a frame is required). */
+export function postReq(fields: PostRequest): PostRequest {
+  return fields;
 }
 
-export function editReq(fields: {
-  space: string;
-  messageId: string;
-  frame: SurfaceFrame;
-  threadId?: string;
-}): EditRequest {
-  return { text: '', ...fields } as unknown as EditRequest;
-}
-
-/** A request as the port carried it before frames (`text`, a policy `card`): the surface still reads it. */
-export function legacyReq(fields: {
-  space: string;
-  text: string;
-  card?: { requestId: string; title: string; command: string; args?: string[] };
-}): PostRequest {
-  return fields as unknown as PostRequest;
+export function editReq(fields: EditRequest): EditRequest {
+  return fields;
 }

@@ -14,7 +14,6 @@ import { isSurfaceError, type SurfaceError } from '../../../src/surfaces/surface
 import {
   CHANNEL,
   editReq,
-  legacyReq,
   postReq,
   prose,
   rejectionOf,
@@ -159,7 +158,7 @@ describe('Slack surface: posting and editing', () => {
     expect(emulator.state.messages(CHANNEL)[0]).toMatchObject({ text: '*done*' });
   });
 
-  it('posts a policy card with buttons a person can press, from a card frame or from the pre-frame request’s card', async () => {
+  it('posts a policy card with buttons a person can press', async () => {
     const { surface, emulator } = await harness();
     await surface.post(
       postReq({
@@ -179,20 +178,12 @@ describe('Slack surface: posting and editing', () => {
         },
       }),
     );
-    await surface.post(
-      legacyReq({
-        space: SPACE,
-        text: 'Approve?',
-        card: { requestId: 'req-2', title: 'Run a command?', command: 'rm', args: ['-rf', 'build'] },
-      }),
-    );
     const buttons = [
       { action: 'approve', label: 'Approve' },
       { action: 'reject', label: 'Reject' },
     ];
-    expect(h!.calls().map((call) => call.details?.buttons)).toEqual([buttons, buttons]);
+    expect(h!.calls().map((call) => call.details?.buttons)).toEqual([buttons]);
     expect(emulator.state.messages(CHANNEL).map((m) => m.text)).toEqual([
-      '🔐 Run a command?\nrm -rf build\n[Approve] [Reject]',
       '🔐 Run a command?\nrm -rf build\n[Approve] [Reject]',
     ]);
   });
@@ -296,7 +287,7 @@ describe('Slack surface: posting and editing', () => {
 });
 
 describe('Slack surface: user text never pings', () => {
-  it('keeps hostile text literal in a log, a prose answer and plain text: no mention fires, no link forms', async () => {
+  it('keeps hostile text literal in a log and a prose answer: no mention fires, no link forms', async () => {
     const { surface, emulator } = await harness();
     const log = await surface.post(
       postReq({
@@ -316,14 +307,12 @@ describe('Slack surface: user text never pings', () => {
       }),
     );
     await surface.post(postReq({ space: SPACE, frame: { kind: 'prose', markdown: HOSTILE } }));
-    await surface.post(legacyReq({ space: SPACE, text: HOSTILE }));
 
-    expect(h!.calls().map((call) => call.mentions)).toEqual([[], [], [], []]);
-    const [card, prose, plain] = emulator.state.messages(CHANNEL);
+    expect(h!.calls().map((call) => call.mentions)).toEqual([[], [], []]);
+    const [card, prose] = emulator.state.messages(CHANNEL);
     expect(card?.text).toContain('<!channel> <!here|here>');
     expect(prose?.text).toContain('&lt;!channel&gt;');
-    expect(plain?.text).toContain('&lt;https://evil.example|x&gt;');
-    expect(plain?.text).toContain('xoxb-1234-abcd');
+    expect(prose?.text).toContain('&lt;https://evil.example|x&gt;');
   });
 });
 
