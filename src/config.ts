@@ -1,5 +1,5 @@
 /**
- * The turnlog configuration (CONTRACTS.md §3), validated by zod. Every key
+ * The turnlog configuration (docs/cli.md), validated by zod. Every key
  * has a default, so `{}` is a valid config; `resolveConfig` returns the
  * fully-defaulted form the runtime reads.
  */

@@ -1,5 +1,5 @@
 /**
- * `createRuntime({config, surfaces, store?, clock?})` (CONTRACTS.md §5):
+ * `createRuntime({config, surfaces, store?, clock?})` (docs/library.md):
  * validates, redacts and sequences each event, keeps the run record, and
  * drives the XState actor system (runtime → budgets + space supervisors →
  * turns and deliveries) against the given surfaces. Every live turn's
@@ -88,7 +88,7 @@ export interface StopOptions {
  */
 export type IngestResult = { ok: true; event: RunEvent; duplicate?: true } | { ok: false; error: string };
 
-/** `GET /v1/turns/:turnId` (CONTRACTS.md §2). */
+/** `GET /v1/turns/:turnId` (docs/http-api.md). */
 export interface TurnView {
   turnId: string;
   space: string;

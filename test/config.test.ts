@@ -1,4 +1,4 @@
-/** The config schema (CONTRACTS.md §3): defaults for `{}`, and errors that name the key and what was expected. */
+/** The config schema (docs/cli.md): defaults for `{}`, and errors that name the key and what was expected. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from '../src/config.js';
 import { spaceSettingsFor } from '../src/runtime.js';

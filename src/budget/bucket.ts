@@ -1,5 +1,5 @@
 /**
- * The edit budget's math (run-visibility.md item 8), over plain JSON: each
+ * The edit budget's math (docs/architecture.md item 8), over plain JSON: each
  * function takes a `BudgetState` and an explicit `now`, updates the state in
  * place and returns it with its decision. In place because the registry of
  * live cards is large (one entry per live turn) and a copy per request made

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The `turnlog` command (CONTRACTS.md §3). */
+/** The `turnlog` command (docs/cli.md). */
 import { runVizCommand } from '../viz/cli.js';
 import { runDemoCommand } from './demo.js';
 import { runEmulate } from './emulate.js';

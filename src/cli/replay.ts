@@ -1,6 +1,6 @@
 /**
  * `turnlog replay FILE|- --to INGEST_URL [--token T] [--from claude-code
- * --space SPACE [--turn ID]] [--batch N]` (CONTRACTS.md §3): an ingest
+ * --space SPACE [--turn ID]] [--batch N]` (docs/cli.md): an ingest
  * client that sends NDJSON run events, or Claude Code stream-json translated
  * into run events, to a running `turnlog serve`.
  */

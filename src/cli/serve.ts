@@ -1,4 +1,4 @@
-/** `turnlog serve --config FILE`: the ingest daemon until SIGINT/SIGTERM (CONTRACTS.md §3). */
+/** `turnlog serve --config FILE`: the ingest daemon until SIGINT/SIGTERM (docs/cli.md). */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, LOG_LEVELS } from '../config.js';

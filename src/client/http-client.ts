@@ -1,4 +1,4 @@
-/** `createTurnlogClient`: run events to a running `turnlog serve` over HTTP (CONTRACTS.md §2). */
+/** `createTurnlogClient`: run events to a running `turnlog serve` over HTTP (docs/http-api.md). */
 import { systemClock } from '../clock.js';
 import { buildClient } from './client.js';
 import { HttpTransport, type HttpTransportOptions } from './http-transport.js';

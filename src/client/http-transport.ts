@@ -1,6 +1,6 @@
 /**
  * Sends run events to `POST /v1/events` of a running `turnlog serve`
- * (CONTRACTS.md §2) as NDJSON batches, one request at a time so a turn's
+ * (docs/http-api.md) as NDJSON batches, one request at a time so a turn's
  * events arrive in order. A batch goes when it is full (`maxBatch`) or
  * `batchMs` after its first event.
  *

@@ -1,5 +1,5 @@
 /**
- * `startEmulator({platform, port?})` (CONTRACTS.md §5): one loopback emulator
+ * `startEmulator({platform, port?})` (docs/library.md): one loopback emulator
  * of Google Chat, Slack or Discord, in process, with the inspection API both
  * over HTTP (`/_emulator/*`) and as methods.
  */

@@ -1,4 +1,4 @@
-/** The emulator inspection API shapes (CONTRACTS.md §4), shared by the memory surface. */
+/** The emulator inspection API shapes (docs/emulators.md), shared by the memory surface. */
 
 export type CallOp = 'create' | 'update' | 'delete' | 'thread' | 'reaction' | 'inbound' | 'other';
 

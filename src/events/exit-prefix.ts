@@ -1,6 +1,6 @@
 /**
  * Reads the exit-status prefix every executor puts on a failed command's
- * output (run-visibility.md item 1): `exit 2: …` or, when the process never
+ * output (docs/architecture.md item 1): `exit 2: …` or, when the process never
  * ran, an errno or signal name, `exit ENOENT: …`. This is the one reader of
  * that contract.
  */

@@ -3,7 +3,7 @@ import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.j
 import { RUN_EVENT_TYPES, type RunEvent, type RunEventType, runEventSchemaFor } from './schema.js';
 
 /**
- * Run-event parsing at the ingest boundary (CONTRACTS.md §1). Never throws:
+ * Run-event parsing at the ingest boundary (docs/events.md). Never throws:
  * every input yields an event or an error that says where and what is wrong,
  * e.g. `tool_result.ok: expected a boolean, got "yes"`.
  */

@@ -4,7 +4,7 @@ import { redactSecretAssignments } from './secret-names.js';
 import { SECRET_SHAPES } from './secret-shapes.js';
 
 /**
- * Hides every credential in `text` (run-visibility.md item 3): PEM private-key
+ * Hides every credential in `text` (docs/architecture.md item 3): PEM private-key
  * blocks first (they span lines), then the shapes and surrounding syntax of
  * known credentials, then the name-gated assignment pass. Each pass leaves an
  * earlier pass's marker alone, so redacting twice changes nothing.

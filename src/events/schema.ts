@@ -1,5 +1,5 @@
 /**
- * Run events, wire format v1 (CONTRACTS.md §1).
+ * Run events, wire format v1 (docs/events.md).
  *
  * One JSON object per event. Unknown fields are kept (loose objects); an
  * unknown `type` is rejected. `seq` is stamped by turnlog on acceptance, so it

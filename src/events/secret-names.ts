@@ -1,7 +1,7 @@
 import { REDACTED, REDACTED_PREFIX } from './redaction-marker.js';
 
 /**
- * The name-gated pass (run-visibility.md item 3): a value is hidden when the
+ * The name-gated pass (docs/architecture.md item 3): a value is hidden when the
  * name it is assigned to says it holds a credential, whatever the value looks
  * like. The name stays visible: `AWS_SECRET_ACCESS_KEY=[REDACTED]`.
  */

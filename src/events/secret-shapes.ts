@@ -3,7 +3,7 @@ import { isSecretName } from './secret-names.js';
 
 /**
  * Credentials recognisable by their own shape or by the syntax around them
- * (run-visibility.md item 3). Each entry is one global regex and what to put
+ * (docs/architecture.md item 3). Each entry is one global regex and what to put
  * in place of a match, applied in order.
  *
  * Linear time: every pattern starts with a literal or a bounded run behind a

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RunEvent, RunEventType } from './schema.js';
 
 /**
- * Per-turn sequencing (CONTRACTS.md §1): every accepted event of a turn gets
+ * Per-turn sequencing (docs/events.md): every accepted event of a turn gets
  * `seq` 1, 2, 3… in order of receipt, and an `at` when the host sent none.
  * After a turn's `turn_ended`, further events for it are refused.
  *

@@ -4,7 +4,7 @@ import { redactSecrets } from './redact.js';
 
 /** A tool result's one-line summary is at most this many characters (before the size note). */
 export const SUMMARY_MAX_CHARS = 200;
-/** A tool result's `output` is capped here (run-visibility.md item 1, TOOL_OUTPUT_CAP). */
+/** A tool result's `output` is capped here (docs/architecture.md item 1, TOOL_OUTPUT_CAP). */
 export const TOOL_OUTPUT_CAP = 8000;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Claude Code `claude -p --output-format stream-json --verbose` output →
- * run events (CONTRACTS.md §3, `turnlog replay --from claude-code`).
+ * run events (docs/cli.md, `turnlog replay --from claude-code`).
  *
  * - `system` init → `turn_started` (turnId: the caller's, else the session id), titled
  *   `Claude Code in <project directory>`: no user message anchors a replayed session, and a

@@ -1,6 +1,6 @@
 /**
- * Where a run event goes (gchat-threaded-activity-log.md "Event routing",
- * "DM behavior", "Configuration"; CONTRACTS.md §1). Pure.
+ * Where a run event goes (docs/architecture.md "Event routing",
+ * "DM behavior", "Configuration"; docs/events.md). Pure.
  *
  * Resolution order:
  * 1. The turn lifecycle (`inbound`, `turn_started`, `turn_ended`) is never

@@ -1,4 +1,4 @@
-/** Where an event goes (gchat-threaded-activity-log.md "Event routing"). */
+/** Where an event goes (docs/architecture.md "Event routing"). */
 export type Destination =
   | { kind: 'drop' }
   | { kind: 'top-level'; warning?: string }

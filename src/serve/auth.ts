@@ -1,5 +1,5 @@
 /**
- * Bearer-token checks for the ingest API (CONTRACTS.md §2) and the rule that
+ * Bearer-token checks for the ingest API (docs/http-api.md) and the rule that
  * only a loopback listener may go without a token.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The ingest HTTP API of `turnlog serve` (CONTRACTS.md §2) on plain
+ * The ingest HTTP API of `turnlog serve` (docs/http-api.md) on plain
  * `node:http`: four routes do not need a framework, and owning the request
  * loop gives exact control over status codes, the streamed body limit and
  * what is logged.

@@ -1,5 +1,5 @@
 /**
- * `startServe`: the daemon behind `turnlog serve` (CONTRACTS.md §2–§3). It
+ * `startServe`: the daemon behind `turnlog serve` (docs/http-api.md–§3). It
  * loads the config (secrets from `"env:NAME"`), builds the surfaces, opens
  * the store, starts the runtime and then the ingest API; `close()` shuts it
  * down in that order reversed, within `ingest.shutdownTimeoutMs`.

@@ -1,5 +1,5 @@
 /**
- * One `POST /v1/events` body → `runtime.ingest` per event (CONTRACTS.md §2).
+ * One `POST /v1/events` body → `runtime.ingest` per event (docs/http-api.md).
  * NDJSON is split into lines (1-based line numbers); a JSON array is ingested
  * item by item (0-based index as `line`); a JSON object is one event (`line` 0).
  * Every event goes through `ingest`, which keeps each refused one as a dead

@@ -12,7 +12,7 @@
  */
 import { createFaultInjector } from '../emulators/core/faults.js';
 import { broadMentionsFor, detectBroadMentions } from '../emulators/core/mentions.js';
-import { createMessageStore, type StoredMessage } from '../emulators/core/messageStore.js';
+import { createMessageStore, type StoredMessage } from '../emulators/core/message-store.js';
 import { type CallDescription, createCallRecorder } from '../emulators/core/recorder.js';
 import type { EmulatedMessage, FaultRule, RecordedCall } from '../emulators/types.js';
 import { PLATFORMS, type Platform } from '../events/schema.js';

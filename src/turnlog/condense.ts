@@ -1,6 +1,6 @@
 /**
  * Entries + a character budget → one message's text, or a rollover
- * (gchat-threaded-activity-log.md "Formatting" §2 and "Overflow handling").
+ * (docs/architecture.md "Formatting" §2 and "Overflow handling").
  * Pure: never mutates its input. The only reader of `maxChars`.
  *
  * Characters are UTF-16 code units (JS `.length`); no output text is ever

@@ -1,5 +1,5 @@
 /**
- * One run event → one structured log entry (gchat-threaded-activity-log.md
+ * One run event → one structured log entry (docs/architecture.md
  * "Formatting" §1). Pure; knows nothing about the message budget, which is
  * the condenser's job.
  *

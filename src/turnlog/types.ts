@@ -1,4 +1,4 @@
-/** Shapes of the turn log (gchat-threaded-activity-log.md "Formatting"). */
+/** Shapes of the turn log (docs/architecture.md "Formatting"). */
 import type { FrameLine, LineStatus } from '../surfaces/frame.js';
 
 export type TurnLogEntryKind = 'tool' | 'subagent' | 'policy' | 'system' | 'command';

@@ -1,8 +1,8 @@
-// spec: run-visibility 8 (the process-wide edit budget) — its numbers; PLATFORMS.md limits.
+// spec: run-visibility 8 (the process-wide edit budget) — its numbers; docs/platforms.md limits.
 import { describe, expect, it } from 'vitest';
 import { budgetDefaults, resolveBudgetConfig } from '../../src/budget/config.js';
 
-describe('budgetDefaults (PLATFORMS.md)', () => {
+describe('budgetDefaults (docs/platforms.md)', () => {
   it('Slack: chat.update 50 a minute per app, one edit per channel per second', () => {
     const config = resolveBudgetConfig(budgetDefaults('slack'));
     // A tenth of each limit is kept as margin (clock skew, writes the budget does not see).

@@ -1,4 +1,4 @@
-/** The `turnlog` CLI (CONTRACTS.md §3): `emulate` (ready line, inspection API, clean stop, clear errors), `viz`, usage errors. */
+/** The `turnlog` CLI (docs/cli.md): `emulate` (ready line, inspection API, clean stop, clear errors), `viz`, usage errors. */
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { firstLine, runCli, spawnCli } from './cli.helpers.js';

@@ -1,6 +1,6 @@
 /**
  * createTurnlogClient against a local stand-in of `turnlog serve`'s ingest
- * (CONTRACTS.md §2): NDJSON batches, bearer token, per-line rejections, 400,
+ * (docs/http-api.md): NDJSON batches, bearer token, per-line rejections, 400,
  * 401, 413 and retried 5xx/429/network errors.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';

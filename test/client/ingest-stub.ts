@@ -1,5 +1,5 @@
 /**
- * A tiny stand-in for `turnlog serve`'s ingest (CONTRACTS.md §2), for client
+ * A tiny stand-in for `turnlog serve`'s ingest (docs/http-api.md), for client
  * tests: `POST /v1/events` with NDJSON, a bearer token, a body limit, and
  * `202 {"accepted", "rejected": [{line, error}]}` / 400 / 401 / 413, parsing
  * with the real run-event parser. Faults make the next requests fail.

@@ -1,5 +1,5 @@
 /**
- * `turnlog replay` (CONTRACTS.md §3): runReplay in process with a fake CliIo
+ * `turnlog replay` (docs/cli.md): runReplay in process with a fake CliIo
  * against a local stand-in of serve's ingest, and once as a process with
  * stdin piped.
  */

@@ -1,5 +1,5 @@
 /**
- * spec: gchat-threaded-activity-log.md §1a "turnId propagation through
+ * spec: docs/architecture.md §1a "turnId propagation through
  * subagents" — the gate test. A 2-level subagent tree (parent + child +
  * grandchild): every event of all three scopes carries the originating turn
  * id; and end to end, through createInProcessClient + createRuntime + the

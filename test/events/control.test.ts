@@ -1,4 +1,4 @@
-// spec: run-visibility.md item 1 (tool output is "control-stripped → redacted → capped"); the
+// spec: docs/architecture.md item 1 (tool output is "control-stripped → redacted → capped"); the
 // task's stripControl contract: ANSI CSI/OSC and C0 controls except \n and \t removed, \r\n → \n.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

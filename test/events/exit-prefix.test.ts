@@ -1,4 +1,4 @@
-// spec: run-visibility.md item 1 and validation row "parseExitPrefix: numeric / errno / clean /
+// spec: docs/architecture.md item 1 and validation row "parseExitPrefix: numeric / errno / clean /
 // mid-text mention / leading escape or whitespace".
 import { describe, expect, it } from 'vitest';
 import { parseExitPrefix } from '../../src/events/exit-prefix.js';

@@ -1,5 +1,5 @@
-// spec: CONTRACTS.md §1 (wire format v1: unknown fields kept, unknown types rejected with a clear
-// error) and §2 (ingest answers rejected lines as {line, error}); ARCHITECTURE.md "Invalid input
+// spec: docs/events.md (wire format v1: unknown fields kept, unknown types rejected with a clear
+// error) and §2 (ingest answers rejected lines as {line, error}); docs/architecture.md "Invalid input
 // gets a clear error naming the line and field".
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-// spec: run-visibility.md validation row "Redact-before-cap: no fragment leak at a truncation
-// boundary" (redactAndCap redacts BEFORE capping); CONTRACTS.md §1 "redact before truncating".
+// spec: docs/architecture.md validation row "Redact-before-cap: no fragment leak at a truncation
+// boundary" (redactAndCap redacts BEFORE capping); docs/events.md "redact before truncating".
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { capText } from '../../src/events/cap.js';

@@ -1,5 +1,5 @@
-// spec: CONTRACTS.md §1 "Everything that reaches a platform passes secret redaction first";
-// run-visibility.md item 3 (secrets never enter the stream) applied to every free-text field.
+// spec: docs/events.md "Everything that reaches a platform passes secret redaction first";
+// docs/architecture.md item 3 (secrets never enter the stream) applied to every free-text field.
 import { describe, expect, it } from 'vitest';
 import { redactRunEvent } from '../../src/events/redact-event.js';
 import type { RunEvent } from '../../src/events/schema.js';

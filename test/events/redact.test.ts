@@ -1,4 +1,4 @@
-// spec: run-visibility.md item 3 and its validation rows "Secrets redacted…", "Redaction is
+// spec: docs/architecture.md item 3 and its validation rows "Secrets redacted…", "Redaction is
 // conservative (prose/config untouched)", "Redaction covers realistic env/curl/cloud/
 // connection-string shapes", "A PEM block, a multi-line .env paste and {"password":"…"}… are absent".
 import fc from 'fast-check';

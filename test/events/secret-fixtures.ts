@@ -60,7 +60,7 @@ const placed =
   (family: string, render: (secret: string) => string) =>
   (secret: string): PlacedSecret => ({ family, text: render(secret), secret });
 
-/** One generator per credential family of run-visibility.md item 3. */
+/** One generator per credential family of docs/architecture.md item 3. */
 export const SECRET_FAMILIES: fc.Arbitrary<PlacedSecret>[] = [
   fc
     .tuple(fc.constantFrom('a', 'b', 'p', 'o', 's', 'r'), randomToken(ALNUM, 24, 48))

@@ -1,4 +1,4 @@
-// spec: CONTRACTS.md §1 "turnlog stamps a monotonic per-turn seq on every accepted event; an event
+// spec: docs/events.md "turnlog stamps a monotonic per-turn seq on every accepted event; an event
 // for a turn that has ended is refused with a clear error (not applied)"; `at` "stamped on receipt
 // when absent".
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// spec: run-visibility.md item 4 "Result summaries are bounded" and the validation rows
+// spec: docs/architecture.md item 4 "Result summaries are bounded" and the validation rows
 // "Result summaries first-line + capped + size note", "prepareToolOutput: strip → redact → cap at
 // 8000 with a note, empty → ''", "A tool_result's summary and output come from ONE strip+redact pass".
 import fc from 'fast-check';

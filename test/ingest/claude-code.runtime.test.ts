@@ -1,7 +1,7 @@
 /**
  * The Claude Code fixture session end to end: translated, fed to the runtime
  * through the in-process client, onto the memory surface (simulated clock).
- * The secret a tool printed never reaches the chat (run-visibility.md item 3).
+ * The secret a tool printed never reaches the chat (docs/architecture.md item 3).
  */
 import { createReadStream } from 'node:fs';
 import { describe, expect, it } from 'vitest';

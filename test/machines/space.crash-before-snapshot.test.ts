@@ -1,5 +1,5 @@
 /**
- * Space supervision (Actor-runtime issue item 2; ARCHITECTURE.md §Supervision):
+ * Space supervision (Actor-runtime issue item 2; docs/architecture.md §Supervision):
  * a turn that crashes before its first persisted snapshot cannot be restarted
  * "from its last persisted snapshot", so the supervisor must not take the
  * restart branch for it (`canRestart` requires a snapshot). It takes the

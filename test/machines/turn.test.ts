@@ -1,7 +1,7 @@
 /**
  * The turn machine at the actor level, against the memory surface, with a
  * simulated clock. Each test names the reference spec item it proves
- * (gchat-threaded-activity-log.md "E2E test plan").
+ * (docs/test-plan.md).
  */
 import { describe, expect, it } from 'vitest';
 import { entry, SPACE, settle, startTurn } from './turn.helpers.js';

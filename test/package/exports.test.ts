@@ -1,7 +1,7 @@
 /**
  * The package as installed (`npm ci` builds dist/ through `prepare`):
  * `import 'turnlog'` and `import 'turnlog/testing'` resolve to the built
- * code with the CONTRACTS.md §5 exports, and the `turnlog` bin runs.
+ * code with the docs/library.md exports, and the `turnlog` bin runs.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// spec: ARCHITECTURE.md §3 "one renderer per platform (Google Chat text/cardsV2) … user-supplied text can never
-// ping a channel (`<users/all>`)"; gchat-threaded-activity-log.md E2E 7 (the policy request's cardsV2 payload).
+// spec: docs/architecture.md §3 "one renderer per platform (Google Chat text/cardsV2) … user-supplied text can never
+// ping a channel (`<users/all>`)"; docs/test-plan.md E2E 7 (the policy request's cardsV2 payload).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { broadMentionsFor, detectBroadMentions } from '../../src/emulators/core/mentions.js';

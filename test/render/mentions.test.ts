@@ -1,5 +1,5 @@
-// spec: CONTRACTS.md §1 "user-supplied text cannot mention a channel or everyone on any platform";
-// ARCHITECTURE.md "User-supplied text can never ping a channel (`<!channel>`, `@everyone`, `<users/all>`)".
+// spec: docs/events.md "user-supplied text cannot mention a channel or everyone on any platform";
+// docs/architecture.md "User-supplied text can never ping a channel (`<!channel>`, `@everyone`, `<users/all>`)".
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { broadMentionsFor, detectBroadMentions } from '../../src/emulators/core/mentions.js';

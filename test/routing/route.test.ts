@@ -31,7 +31,7 @@ const sample: { [T in RunEventType]: Extract<RunEvent, { type: T }> } = {
 const threaded: SpaceRoutingConfig = { threads: true };
 const kindOf = (event: RunEvent, config: SpaceRoutingConfig = threaded) => routeEvent(event, config).kind;
 
-describe('routeEvent — default table (CONTRACTS.md §1, spec "Event routing")', () => {
+describe('routeEvent — default table (docs/events.md, spec "Event routing")', () => {
   const expected: Record<RunEventType, string> = {
     inbound: 'drop',
     turn_started: 'drop',

@@ -1,6 +1,6 @@
 /**
  * A space supervisor's child ids are bounded by its concurrency, not by the
- * turns it has finished (ARCHITECTURE.md §Data flow 2: nothing in a space
+ * turns it has finished (docs/architecture.md §Data flow 2: nothing in a space
  * grows with the turns it has finished). XState memoizes the transitions a
  * state node has for each event type it receives and never forgets them; a
  * child's `xstate.done.actor.<id>` / `xstate.error.actor.<id>` event has its

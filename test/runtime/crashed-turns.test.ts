@@ -1,7 +1,7 @@
 /**
- * A turn that crashed for good (its restarts ran out; ARCHITECTURE.md
+ * A turn that crashed for good (its restarts ran out; docs/architecture.md
  * §Supervision: "its log is degraded to top-level") is finished in the store
- * like any other turn (CONTRACTS.md §5: live snapshots are for live turns;
+ * like any other turn (docs/library.md: live snapshots are for live turns;
  * `GET /v1/turns/:turnId` answers a finished turn's summary):
  * - when its restarts run out it has no actor any more, so its live row is
  *   finished at once (state `crashed`, outcome null, degraded, its log

@@ -1,5 +1,5 @@
 /**
- * Finished work leaves nothing behind in a space supervisor (ARCHITECTURE.md
+ * Finished work leaves nothing behind in a space supervisor (docs/architecture.md
  * §Data flow 2: the space "stops [a turn] when it has ended"; the same holds
  * for its delivery children): after N turns that posted an answer and ended,
  * the space actor has no turn or delivery children and no turn records, so

@@ -1,7 +1,7 @@
 /**
  * createRuntime end to end on the memory surface (simulated clock): ingest →
  * space supervisor → turn actor → budget → surface. Tests name the
- * gchat-threaded-activity-log.md E2E item they prove.
+ * docs/test-plan.md E2E item they prove.
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory.js';

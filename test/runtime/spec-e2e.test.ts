@@ -1,5 +1,5 @@
 /**
- * The reference spec's E2E plan (gchat-threaded-activity-log.md, "E2E test
+ * The reference spec's E2E plan (docs/test-plan.md "E2E test
  * plan") at the actor level: the real runtime (ingest → space → turn →
  * budget) on the memory surface, simulated clock. Each test is named by the
  * spec's number and title.

@@ -1,5 +1,5 @@
 /**
- * `turnlog serve` (CONTRACTS.md §3): runServe in process (help, usage and
+ * `turnlog serve` (docs/cli.md): runServe in process (help, usage and
  * config errors naming the key, the ready line, SIGTERM), and once as a real
  * process against the Google Chat emulator: events in over HTTP with a
  * bearer token, the log message in the emulator, SIGTERM flushes the frame

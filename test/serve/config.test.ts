@@ -1,5 +1,5 @@
 /**
- * The serve config (CONTRACTS.md §3): ingest/store/platforms/log defaults,
+ * The serve config (docs/cli.md): ingest/store/platforms/log defaults,
  * `"env:NAME"` secrets, errors that name the key, the surfaces it builds,
  * and the published JSON Schema kept up to date.
  */

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/events` with `eventId`s (README "HTTP API"; CONTRACTS.md §2
+ * `POST /v1/events` with `eventId`s (README "HTTP API"; docs/http-api.md
  * extended compatibly): a retried request gets the same 202 as the first,
  * its events count as accepted and the answer's `duplicates` says how many
  * were already applied (always present, 0 when none); the chat shows each

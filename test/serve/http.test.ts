@@ -1,5 +1,5 @@
 /**
- * The ingest HTTP API in process (CONTRACTS.md §2): POST /v1/events (NDJSON,
+ * The ingest HTTP API in process (docs/http-api.md): POST /v1/events (NDJSON,
  * JSON array, JSON object; per-line errors; 400/401/413/415; dead letters),
  * GET /v1/turns/:turnId, GET /healthz, and what the logs may contain.
  */

@@ -1,4 +1,4 @@
-// spec: CONTRACTS.md §5 "createMemorySurface(opts?) — an in-process ChatSurface whose `calls` have the same
+// spec: docs/library.md "createMemorySurface(opts?) — an in-process ChatSurface whose `calls` have the same
 // shape as an emulator's `/_emulator/calls` and whose `fail(rule)` takes the same rules as `/_emulator/faults`".
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';

@@ -4,7 +4,7 @@
  * kept only so `npm run bench -- budget` can run it side by side.
  */
 /**
- * The edit budget's math (run-visibility.md item 8), as pure functions over
+ * The edit budget's math (docs/architecture.md item 8), as pure functions over
  * plain JSON: each takes a `BudgetState` and an explicit `now`, and returns a
  * new state plus its decision; the input is never mutated.
  *

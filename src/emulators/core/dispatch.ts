@@ -4,7 +4,7 @@
  * and is recorded.
  */
 import { answerInspection, INSPECTION_PREFIX } from './inspection.js';
-import type { CallNotes, EmulatorRequest, HttpAnswer, PlatformRoute } from './platformHandler.js';
+import type { CallNotes, EmulatorRequest, HttpAnswer, PlatformRoute } from './platform-handler.js';
 import type { EmulatorState } from './state.js';
 
 export function dispatchRequest(state: EmulatorState, req: EmulatorRequest): HttpAnswer {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { CallOp, FaultRule } from '../types.js';
-import { describeZodError } from './describeZodError.js';
+import { describeZodError } from './describe-zod-error.js';
 
 export const CALL_OPS = ['create', 'update', 'delete', 'thread', 'reaction', 'inbound', 'other'] as const;
 

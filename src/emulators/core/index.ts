@@ -8,14 +8,14 @@
  * // emulator.url, emulator.state.calls(), emulator.close()
  * ```
  *
- * The core serves the inspection API (`/_emulator/*`, CONTRACTS.md §4),
+ * The core serves the inspection API (`/_emulator/*`, docs/emulators.md),
  * records every call, keeps the messages, and applies faults and rate limits
  * before the handler runs. The handler maps routes onto the store
  * (`ctx.store`), decides `notifies` and `mentions` (see
  * {@link broadMentionsFor}) and shapes answers and errors the platform's way.
  */
 export { type MessageContentView, messageAsText, messageView } from './card-view.js';
-export { describeZodError } from './describeZodError.js';
+export { describeZodError } from './describe-zod-error.js';
 export { dispatchRequest } from './dispatch.js';
 export {
   CALL_OPS,
@@ -36,7 +36,7 @@ export {
   type NewMessage,
   type StoredMessage,
   type StoredThread,
-} from './messageStore.js';
+} from './message-store.js';
 export type {
   CallNotes,
   EmulatorRequest,
@@ -49,7 +49,7 @@ export type {
   PlatformReply,
   PlatformRoute,
   RouteContext,
-} from './platformHandler.js';
+} from './platform-handler.js';
 export {
   createRateLimiter,
   type LimitTarget,
@@ -58,7 +58,7 @@ export {
   parseLimitRules,
   type RateLimiter,
   type RateLimitStatus,
-} from './rateLimiter.js';
+} from './rate-limiter.js';
 export { type CallDescription, type CallRecorder, createCallRecorder } from './recorder.js';
 export { createEmulatorServer, type EmulatorServer, type EmulatorServerOptions } from './server.js';
 export { createEmulatorState, type EmulatorState, type EmulatorStateOptions } from './state.js';

@@ -1,9 +1,9 @@
-/** The `/_emulator/*` inspection API (CONTRACTS.md §4), answered the same on every platform. */
+/** The `/_emulator/*` inspection API (docs/emulators.md), answered the same on every platform. */
 import { z } from 'zod';
 import type { FaultRule, LimitRule } from '../types.js';
-import { describeZodError } from './describeZodError.js';
+import { describeZodError } from './describe-zod-error.js';
 import { EmulatorInputError } from './faults.js';
-import type { EmulatorRequest, HttpAnswer, InboundInput } from './platformHandler.js';
+import type { EmulatorRequest, HttpAnswer, InboundInput } from './platform-handler.js';
 import type { EmulatorState } from './state.js';
 
 export const INSPECTION_PREFIX = '/_emulator/';

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { Platform } from '../../events/schema.js';
 import type { LimitRule } from '../types.js';
 import { dispatchRequest, refuseUnreadableBody } from './dispatch.js';
-import type { EmulatorRequest, HttpAnswer, PlatformHandler } from './platformHandler.js';
+import type { EmulatorRequest, HttpAnswer, PlatformHandler } from './platform-handler.js';
 import { createEmulatorState, type EmulatorState } from './state.js';
 
 /** Larger bodies get 413: the platforms' own limits are far below this. */

@@ -6,17 +6,17 @@ import { z } from 'zod';
 import type { Platform } from '../../events/schema.js';
 import type { EmulatedMessage, FaultRule, LimitRule, RecordedCall } from '../types.js';
 import { messageView } from './card-view.js';
-import { describeZodError } from './describeZodError.js';
+import { describeZodError } from './describe-zod-error.js';
 import { createFaultInjector, EmulatorInputError, type FaultInjector } from './faults.js';
-import { createMessageStore } from './messageStore.js';
-import type { HandlerContext, InboundInput, InboundResult, PlatformHandler } from './platformHandler.js';
-import { createRateLimiter, type RateLimiter } from './rateLimiter.js';
+import { createMessageStore } from './message-store.js';
+import type { HandlerContext, InboundInput, InboundResult, PlatformHandler } from './platform-handler.js';
+import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { type CallRecorder, createCallRecorder } from './recorder.js';
 
 export interface EmulatorStateOptions {
   platform: Platform;
   handler: PlatformHandler;
-  /** The platform's default limits (CONTRACTS.md §4); `limits()` overrides them per op+scope. */
+  /** The platform's default limits (docs/emulators.md); `limits()` overrides them per op+scope. */
   defaults: readonly LimitRule[];
   /** Epoch ms; inject a simulated clock to drive windows without sleeping. Default `Date.now`. */
   now?: () => number;

@@ -7,7 +7,7 @@
  * `content`/`embeds` must be empty. Every problem is a {@link FormIssue} so the
  * answer is one 50035 naming each bad field, as Discord does.
  */
-import { type FormIssue, formIssue } from './formErrors.js';
+import { type FormIssue, formIssue } from './form-errors.js';
 
 export const ComponentType = {
   ActionRow: 1,

@@ -18,11 +18,11 @@ import {
   type ResolvedChannel,
 } from './channels.js';
 import { componentButtons, componentText } from './components.js';
-import { createDiscordErrorResponse } from './errorResponse.js';
-import { createNonceLog } from './nonceLog.js';
-import { MAX_THREAD_NAME_CHARS } from './requestBodies.js';
-import { messageIn } from './routeKit.js';
-import { matchDiscordRoute } from './routeTable.js';
+import { createDiscordErrorResponse } from './error-response.js';
+import { createNonceLog } from './nonce-log.js';
+import { MAX_THREAD_NAME_CHARS } from './request-bodies.js';
+import { messageIn } from './route-kit.js';
+import { matchDiscordRoute } from './route-table.js';
 import { createSnowflakeGenerator } from './snowflake.js';
 import { countThreadMessage, DEFAULT_AUTO_ARCHIVE_MINUTES, openThreadOn, setArchived } from './threads.js';
 import { type DiscordMessageData, type DiscordWorld, MessageType, messageData } from './world.js';

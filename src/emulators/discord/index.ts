@@ -13,18 +13,18 @@ import type { LimitRule } from '../types.js';
 import type { DiscordChannelSeed } from './channels.js';
 import { createDiscordHandler } from './handler.js';
 import { DISCORD_DEFAULT_LIMITS } from './limits.js';
-import { API_PREFIX } from './routeTable.js';
+import { API_PREFIX } from './route-table.js';
 import { setArchived } from './threads.js';
 
 export { ChannelType, DEFAULT_PERSON_ID, type DiscordChannelSeed } from './channels.js';
 export { MAX_V2_COMPONENTS, MAX_V2_TEXT_CHARS } from './components.js';
-export { DISCORD_ERRORS } from './discordErrors.js';
+export { DISCORD_ERRORS } from './discord-errors.js';
 export { createDiscordHandler, type DiscordHandler, type DiscordHandlerOptions } from './handler.js';
 export { DISCORD_DEFAULT_LIMITS } from './limits.js';
-export { EDITABLE_AGE_MS } from './messageRoutes.js';
-export { NONCE_WINDOW_MS } from './nonceLog.js';
-export { MAX_CONTENT_CHARS } from './requestBodies.js';
-export { API_PREFIX } from './routeTable.js';
+export { EDITABLE_AGE_MS } from './message-routes.js';
+export { NONCE_WINDOW_MS } from './nonce-log.js';
+export { MAX_CONTENT_CHARS } from './request-bodies.js';
+export { API_PREFIX } from './route-table.js';
 export { DISCORD_EPOCH_MS, isSnowflake, snowflakeTimestamp } from './snowflake.js';
 export { MessageFlag } from './world.js';
 

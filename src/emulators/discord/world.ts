@@ -6,7 +6,7 @@
 import type { HandlerContext, StoredMessage, StoredThread } from '../core/index.js';
 import type { AppDirectory } from './apps.js';
 import type { ChannelRegistry } from './channels.js';
-import type { NonceLog } from './nonceLog.js';
+import type { NonceLog } from './nonce-log.js';
 
 export interface DiscordWorld {
   readonly ctx: HandlerContext;

@@ -13,15 +13,15 @@
 import type { EmulatorRequest, HandlerContext, PlatformHandler, PlatformRoute } from '../core/index.js';
 import type { CallOp } from '../types.js';
 import { gchatMessageContent } from './card-view.js';
-import { createMessageRoute } from './createMessage.js';
-import { deleteMessageRoute } from './deleteMessage.js';
-import { editMessageRoute } from './editMessage.js';
-import { createGchatWorld, type GchatWorldOptions } from './gchatWorld.js';
-import { gchatErrorResponse, invalidArgument } from './googleErrors.js';
+import { createMessageRoute } from './create-message.js';
+import { deleteMessageRoute } from './delete-message.js';
+import { editMessageRoute } from './edit-message.js';
+import { createGchatWorld, type GchatWorldOptions } from './gchat-world.js';
+import { gchatErrorResponse, invalidArgument } from './google-errors.js';
 import { postInbound } from './inbound.js';
-import { getMessageRoute, getSpaceRoute } from './readRoutes.js';
-import { isValidSpaceId, spaceName } from './resourceNames.js';
-import { answering, type GchatRouteDeps } from './routeKit.js';
+import { getMessageRoute, getSpaceRoute } from './read-routes.js';
+import { isValidSpaceId, spaceName } from './resource-names.js';
+import { answering, type GchatRouteDeps } from './route-kit.js';
 
 export interface GchatHandlerOptions extends GchatWorldOptions {
   /** Also refuse message text over 4096 characters (Google's older limit); default false. */

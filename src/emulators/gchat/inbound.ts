@@ -10,9 +10,9 @@ import {
   type InboundInput,
   type InboundResult,
 } from '../core/index.js';
-import type { GchatWorld } from './gchatWorld.js';
-import { postMessage } from './postMessage.js';
-import { parseSpaceName } from './resourceNames.js';
+import type { GchatWorld } from './gchat-world.js';
+import { postMessage } from './post-message.js';
+import { parseSpaceName } from './resource-names.js';
 import type { ThreadPlacement } from './threads.js';
 
 /** The person who posts when the input names none. */

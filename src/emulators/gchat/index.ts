@@ -4,8 +4,8 @@
  * See handler.ts for the routes, googleErrors.ts for the error and 429
  * shapes, gchatWorld.ts for spaces and DMs.
  */
-export { GCHAT_DEFAULT_LIMITS } from './defaultLimits.js';
-export { DM_SPACE_ID_PREFIX } from './gchatWorld.js';
+export { GCHAT_DEFAULT_LIMITS } from './default-limits.js';
+export { DM_SPACE_ID_PREFIX } from './gchat-world.js';
 export { createGchatHandler, type GchatHandlerOptions } from './handler.js';
-export { MAX_MESSAGE_BYTES, STRICT_MAX_TEXT_CHARS } from './messageBody.js';
-export { type GchatEmulatorOptions, startGchatEmulator } from './startGchatEmulator.js';
+export { MAX_MESSAGE_BYTES, STRICT_MAX_TEXT_CHARS } from './message-body.js';
+export { type GchatEmulatorOptions, startGchatEmulator } from './start-gchat-emulator.js';

@@ -4,7 +4,7 @@
  * `spaceThreadingState`, `thread.name`, `threadReply`, `clientAssignedMessageId` …).
  */
 import type { StoredMessage } from '../core/index.js';
-import type { GchatSpace } from './gchatWorld.js';
+import type { GchatSpace } from './gchat-world.js';
 
 /** What a message carries in the store's `data`. */
 export interface GchatMessageData {

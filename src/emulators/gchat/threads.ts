@@ -13,8 +13,8 @@
  * in-thread replies), so a DM never gets a thread.
  */
 import type { MessageStore, StoredThread } from '../core/index.js';
-import type { GchatWorld } from './gchatWorld.js';
-import { invalidArgument, notFound } from './googleErrors.js';
+import type { GchatWorld } from './gchat-world.js';
+import { invalidArgument, notFound } from './google-errors.js';
 
 export const MESSAGE_REPLY_OPTIONS = [
   'MESSAGE_REPLY_OPTION_UNSPECIFIED',

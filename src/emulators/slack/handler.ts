@@ -10,13 +10,13 @@ import type { VisibleButton } from './blocks.js';
 import { slackError, slackErrorResponse } from './errors.js';
 import { appForToken, channelKind, createTsSource, DEFAULT_PERSON_ID } from './ids.js';
 import { assistantThreadsSetStatus } from './methods/assistant-threads-set-status.js';
-import { authTest } from './methods/authTest.js';
-import { chatDelete } from './methods/chatDelete.js';
-import { chatUpdate } from './methods/chatUpdate.js';
-import { conversationsInfo } from './methods/conversationsInfo.js';
-import { postMessage } from './methods/postMessage.js';
-import { reactionsAdd } from './methods/reactionsAdd.js';
-import type { AssistantStatusSupport, SlackEmulatorState, SlackMethod } from './slackCall.js';
+import { authTest } from './methods/auth-test.js';
+import { chatDelete } from './methods/chat-delete.js';
+import { chatUpdate } from './methods/chat-update.js';
+import { conversationsInfo } from './methods/conversations-info.js';
+import { postMessage } from './methods/post-message.js';
+import { reactionsAdd } from './methods/reactions-add.js';
+import type { AssistantStatusSupport, SlackEmulatorState, SlackMethod } from './slack-call.js';
 import { joinThread, resolveThreadRoot } from './threads.js';
 
 const METHODS: Record<string, SlackMethod> = {

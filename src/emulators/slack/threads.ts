@@ -4,7 +4,7 @@
  */
 import type { MessageStore } from '../core/index.js';
 import type { ChannelKind } from './ids.js';
-import type { SlackEmulatorState } from './slackCall.js';
+import type { SlackEmulatorState } from './slack-call.js';
 
 /**
  * The thread a `thread_ts` lands in: the root's `ts`. A reply's `ts` counts

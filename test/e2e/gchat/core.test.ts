@@ -1,5 +1,5 @@
 /**
- * gchat-threaded-activity-log.md "E2E test plan", core happy path (1–5): the
+ * docs/test-plan.md, core happy path (1–5): the
  * real runtime on the Google Chat surface through googleapis, asserted on the
  * emulator's recorded calls (`thread`, `details.messageReplyOption`,
  * `details.updateMask`, `notifies`).

@@ -1,5 +1,5 @@
 /**
- * gchat-threaded-activity-log.md "E2E test plan", error handling (15–17):
+ * docs/test-plan.md, error handling (15–17):
  * Google Chat failures injected at the emulator (`/_emulator/faults`, a
  * person deleting the log message) reach the runtime as the surface's
  * errors and take the turn machine's error transitions.

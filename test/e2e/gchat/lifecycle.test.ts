@@ -1,5 +1,5 @@
 /**
- * gchat-threaded-activity-log.md "E2E test plan", lifecycle & state (18–19)
+ * docs/test-plan.md, lifecycle & state (18–19)
  * and subagent propagation (20–22), through the real runtime, the Google
  * Chat surface and googleapis.
  */

@@ -1,5 +1,5 @@
 /**
- * gchat-threaded-activity-log.md "E2E test plan", roll-over & length (9–11):
+ * docs/test-plan.md, roll-over & length (9–11):
  * the condense strategies through the real runtime, the Google Chat surface
  * and googleapis, read back from the emulator.
  */

@@ -1,5 +1,5 @@
 /**
- * gchat-threaded-activity-log.md "E2E test plan", routing & filters (6–8) and
+ * docs/test-plan.md, routing & filters (6–8) and
  * config & DM (12–14): the real runtime on the Google Chat surface through
  * googleapis, asserted on the emulator's recorded calls.
  */

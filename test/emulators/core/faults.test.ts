@@ -1,4 +1,4 @@
-// spec: CONTRACTS.md §4 "POST /_emulator/faults" rule matching (op, method, path substring or /regex/, times).
+// spec: docs/emulators.md "POST /_emulator/faults" rule matching (op, method, path substring or /regex/, times).
 import { describe, expect, it } from 'vitest';
 import { createFaultInjector, pathMatches } from '../../../src/emulators/core/index.js';
 

@@ -1,4 +1,4 @@
-// spec: ARCHITECTURE.md "User-supplied text can never ping a channel": the emulators detect broad mentions.
+// spec: docs/architecture.md "User-supplied text can never ping a channel": the emulators detect broad mentions.
 import { describe, expect, it } from 'vitest';
 import { broadMentionsFor, detectBroadMentions } from '../../../src/emulators/core/index.js';
 

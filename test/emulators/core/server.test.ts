@@ -1,9 +1,9 @@
-// spec: CONTRACTS.md §4 "Emulator inspection API", exercised over HTTP with a fake platform handler.
+// spec: docs/emulators.md "Emulator inspection API", exercised over HTTP with a fake platform handler.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createEmulatorServer, type EmulatorServer } from '../../../src/emulators/core/index.js';
 import type { LimitRule, RecordedCall } from '../../../src/emulators/types.js';
-import { fakePlatform } from './fakePlatform.js';
+import { fakePlatform } from './fake-platform.js';
 
 const PER_SPACE_POSTS: LimitRule = { op: 'create', scope: 'space', limit: 2, windowS: 10 };
 

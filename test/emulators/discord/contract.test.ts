@@ -2,23 +2,23 @@
  * Contract: the Discord emulator's answers against Discord's published reference, discord-api-docs
  * (https://github.com/discord/discord-api-docs, rendered at https://discord.com/developers/docs):
  *
- * - topics/rate-limits.md "Header Format": `X-RateLimit-Limit`, `-Remaining`, `-Reset` (epoch seconds),
+ * - https://discord.com/developers/docs/topics/rate-limits "Header Format": `X-RateLimit-Limit`, `-Remaining`, `-Reset` (epoch seconds),
  *   `-Reset-After` (seconds, may have decimals), `-Bucket` ("non-inclusive of top-level resources in the
  *   path"); `X-RateLimit-Global` and `X-RateLimit-Scope` (`user` | `global` | `shared`) "returned only on
  *   HTTP 429 responses"; "Exceeding A Rate Limit": 429 with `Retry-After` and the JSON body
  *   `{message, retry_after (float), global (boolean)}`; the global example carries no bucket headers.
- * - topics/opcodes-and-status-codes.md "HTTP Response Codes" (200, 201, 204, 400, 403, 404, 405, 429) and
+ * - https://discord.com/developers/docs/topics/opcodes-and-status-codes "HTTP Response Codes" (200, 201, 204, 400, 403, 404, 405, 429) and
  *   "JSON Error Codes": 0 general error, 10003 Unknown channel, 10008 Unknown message, 10014 Unknown emoji,
  *   50005 Cannot edit a message authored by another user, 50006 Cannot send an empty message, 50024 Cannot
  *   execute action on this channel type, 50035 Invalid form body, 50083 operation on an archived thread,
  *   50109 invalid JSON, 160004 A thread has already been created for this message; example body
  *   `{"message": …, "code": …}`.
- * - reference.md "Error Messages": 50035 bodies `{code: 50035, message: 'Invalid Form Body', errors}`
+ * - https://discord.com/developers/docs/reference "Error Messages": 50035 bodies `{code: 50035, message: 'Invalid Form Body', errors}`
  *   where each bad key holds `_errors: [{code, message}]` and array items are keyed by index.
- * - reference.md "Snowflakes": ids are strings; `(snowflake >> 22) + 1420070400000` is the creation time.
- * - resources/message.md "Create Message" (content up to 2000 characters; `nonce` up to 25 characters
+ * - https://discord.com/developers/docs/reference "Snowflakes": ids are strings; `(snowflake >> 22) + 1420070400000` is the creation time.
+ * - https://discord.com/developers/docs/resources/message "Create Message" (content up to 2000 characters; `nonce` up to 25 characters
  *   with `enforce_nonce`), "Edit Message", "Delete Message" and "Create Reaction" ("Returns a 204 empty
- *   response on success"); resources/channel.md "Start Thread from Message" ("The id of the created
+ *   response on success"); https://discord.com/developers/docs/resources/channel "Start Thread from Message" ("The id of the created
  *   thread will be the same as the id of the source message").
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -50,7 +50,7 @@ function expectDiscordError(
   expect(res.body).toEqual({ code, message });
 }
 
-describe('contract: rate-limit headers (topics/rate-limits.md)', () => {
+describe('contract: rate-limit headers (https://discord.com/developers/docs/topics/rate-limits)', () => {
   it('every answer carries the five X-RateLimit headers; the bucket excludes the channel', async () => {
     const first = await post(CHANNEL, { content: 'a' });
     expect(first.status).toBe(200);
@@ -112,7 +112,7 @@ describe('contract: rate-limit headers (topics/rate-limits.md)', () => {
   });
 });
 
-describe('contract: JSON errors (topics/opcodes-and-status-codes.md, reference.md "Error Messages")', () => {
+describe('contract: JSON errors (https://discord.com/developers/docs/topics/opcodes-and-status-codes, https://discord.com/developers/docs/reference "Error Messages")', () => {
   it('10008 Unknown Message (404) for a deleted message; 10003 Unknown Channel (404) in strict mode', async () => {
     const posted = await post(CHANNEL, { content: 'x' });
     const path = `${V10}/channels/${CHANNEL}/messages/${posted.body.id}`;
@@ -246,7 +246,7 @@ describe('contract: JSON errors (topics/opcodes-and-status-codes.md, reference.m
   });
 });
 
-describe('contract: objects and success statuses (reference.md, resources/message.md)', () => {
+describe('contract: objects and success statuses (https://discord.com/developers/docs/reference, https://discord.com/developers/docs/resources/message)', () => {
   it('ids are snowflake strings whose top bits are the creation time since the Discord epoch', async () => {
     h.clock.increment(42_000);
     const res = await post(CHANNEL, { content: 'x' });

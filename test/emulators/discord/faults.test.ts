@@ -1,4 +1,4 @@
-// spec: CONTRACTS.md §4 "POST /_emulator/faults … injects failures (status 404/429/500/403…)" — surfacing
+// spec: docs/emulators.md "POST /_emulator/faults … injects failures (status 404/429/500/403…)" — surfacing
 // through the official client as its normal error types (DiscordAPIError, HTTPError, RateLimitError)
 // with Discord's codes.
 import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';

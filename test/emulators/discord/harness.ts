@@ -1,6 +1,6 @@
 /**
  * Starts a Discord emulator on a simulated clock and points the official
- * client at it the way PLATFORMS.md says: `@discordjs/rest` with
+ * client at it the way docs/platforms.md says: `@discordjs/rest` with
  * `api: url + '/api'` and `@discordjs/core/http-only`'s `API` on top.
  *
  * The client is set so no test ever waits: `retries: 0` (no 5xx retries),

@@ -1,4 +1,4 @@
-// spec: CONTRACTS.md §4 "POST /_emulator/inbound … a person posts a message (a new thread unless `threadId`
+// spec: docs/emulators.md "POST /_emulator/inbound … a person posts a message (a new thread unless `threadId`
 // is given); answers {messageId, threadId} in the platform's own id format" — for Discord, a message
 // snowflake, and the thread id a reply would go in (= the starter message id).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

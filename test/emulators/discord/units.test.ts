@@ -1,13 +1,13 @@
 // Unit tests of the Discord emulator's pure parts: snowflakes, mention parsing, body validation.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { firedBroadMentions } from '../../../src/emulators/discord/allowedMentions.js';
-import { formErrorTree } from '../../../src/emulators/discord/formErrors.js';
+import { firedBroadMentions } from '../../../src/emulators/discord/allowed-mentions.js';
+import { formErrorTree } from '../../../src/emulators/discord/form-errors.js';
 import {
   parseCreateMessage,
   parseEditMessage,
   parseStartThread,
-} from '../../../src/emulators/discord/requestBodies.js';
+} from '../../../src/emulators/discord/request-bodies.js';
 import {
   createSnowflakeGenerator,
   DISCORD_EPOCH_MS,

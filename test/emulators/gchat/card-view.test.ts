@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageAsText } from '../../../src/emulators/core/index.js';
 import { renderGchatCard } from '../../../src/platforms/gchat/render.js';
 import type { FrameCard } from '../../../src/surfaces/frame.js';
-import { type GchatHarness, startHarness } from './gchatHarness.js';
+import { type GchatHarness, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';
 const card: FrameCard = {

@@ -25,7 +25,7 @@
 //           exponential backoff algorithm" (no Retry-After is documented); message writes 3000 per 60 s per project;
 //           per-space writes 60 per 60 s.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type GchatHarness, personPosts, startHarness } from './gchatHarness.js';
+import { type GchatHarness, personPosts, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';
 // [code]

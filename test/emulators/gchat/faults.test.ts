@@ -1,8 +1,8 @@
-// spec: CONTRACTS.md §4 `POST /_emulator/faults` — injected failures reach the official client as its normal
+// spec: docs/emulators.md `POST /_emulator/faults` — injected failures reach the official client as its normal
 // error type (gaxios' GaxiosError) with Google's error envelope, and change nothing.
 import { GaxiosError } from 'googleapis-common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { failure, type GchatHarness, startHarness } from './gchatHarness.js';
+import { failure, type GchatHarness, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';
 

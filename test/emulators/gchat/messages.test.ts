@@ -1,7 +1,7 @@
 // spec: emulators issue item 6 — through the official googleapis client: post, thread, edit, delete,
 // edit-after-delete (404 NOT_FOUND), idempotent create (requestId, client-assigned messageId), over-length rejection.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { failure, type GchatHarness, personPosts, START_MS, startHarness } from './gchatHarness.js';
+import { failure, type GchatHarness, personPosts, START_MS, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';
 

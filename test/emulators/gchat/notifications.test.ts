@@ -1,7 +1,7 @@
 // spec: emulators issue "a record of every call saying whether it would have buzzed a person's phone";
-// CONTRACTS.md §4 `notifies` and `mentions`; CONTRACTS.md §1 "user-supplied text cannot mention … everyone".
+// docs/emulators.md `notifies` and `mentions`; docs/events.md "user-supplied text cannot mention … everyone".
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type GchatHarness, personPosts, startHarness } from './gchatHarness.js';
+import { type GchatHarness, personPosts, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';
 

@@ -3,7 +3,7 @@
 // a workspace without the feature answers its error every time; the method has its own per-app bucket.
 import { WebAPIPlatformError, WebAPIRateLimitedError } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { personPosts, rejectionOf, type SlackKit, startKit } from './slackTestKit.js';
+import { personPosts, rejectionOf, type SlackKit, startKit } from './slack-test-kit.js';
 
 const CHANNEL = 'C0STATUS01';
 

@@ -2,7 +2,7 @@
 // `new App({token, clientOptions: {slackApiUrl}})` learns its bot ids from auth.test and `say()` lands in the thread.
 import { App, type Receiver } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { personPosts, type SlackKit, silentLogger, startKit, TOKEN } from './slackTestKit.js';
+import { personPosts, type SlackKit, silentLogger, startKit, TOKEN } from './slack-test-kit.js';
 
 const CHANNEL = 'C0BOLT0001';
 

@@ -4,7 +4,7 @@
 import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../../src/emulators/types.js';
-import { rejectionOf, request, type SlackKit, startKit } from './slackTestKit.js';
+import { rejectionOf, request, type SlackKit, startKit } from './slack-test-kit.js';
 
 const CHANNEL = 'C0FAULTS01';
 

@@ -2,7 +2,7 @@
 // post, thread, edit, delete, edit-after-delete (message_not_found), idempotent create, over-length, DM without threads.
 import { WebAPIPlatformError } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { personPosts, rejectionOf, request, type SlackKit, slackClient, startKit } from './slackTestKit.js';
+import { personPosts, rejectionOf, request, type SlackKit, slackClient, startKit } from './slack-test-kit.js';
 
 const CHANNEL = 'C0TURNLOG1';
 const DM = 'D0TURNLOG1';

@@ -5,7 +5,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../../src/emulators/types.js';
-import { personPosts, type SlackKit, startKit } from './slackTestKit.js';
+import { personPosts, type SlackKit, startKit } from './slack-test-kit.js';
 
 const CHANNEL = 'C0NOTIFY01';
 const DM = 'D0NOTIFY01';

@@ -11,7 +11,7 @@ import {
   REFUSED_CONTENT_CODES,
   toSurfaceError,
 } from '../../../src/platforms/slack/errors.js';
-import { silentLogger } from '../../emulators/slack/slackTestKit.js';
+import { silentLogger } from '../../emulators/slack/slack-test-kit.js';
 import { rejectionOf } from './harness.js';
 
 describe('kindOfSlackCode', () => {

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGchatSurface } from '../../../src/platforms/gchat/surface.js';
-import { chatClient } from '../../emulators/gchat/gchatHarness.js';
+import { chatClient } from '../../emulators/gchat/gchat-harness.js';
 import { policyFrame, prose } from '../frames.js';
 import { rejection, SPACE, SPACE_NAME, type SurfaceHarness, startSurfaceHarness } from './harness.js';
 

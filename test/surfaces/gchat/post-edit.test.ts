@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGchatSurface, GCHAT_CAPABILITIES } from '../../../src/platforms/gchat/surface.js';
 import { isSurfaceError } from '../../../src/surfaces/surface.js';
-import { chatClient } from '../../emulators/gchat/gchatHarness.js';
+import { chatClient } from '../../emulators/gchat/gchat-harness.js';
 import { logFrame, policyFrame, prose } from '../frames.js';
 import { rejection, SPACE, SPACE_NAME, type SurfaceHarness, startSurfaceHarness } from './harness.js';
 

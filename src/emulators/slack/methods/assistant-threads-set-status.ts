@@ -7,7 +7,7 @@
 import { stringArg } from '../args.js';
 import { missingArgument, slackError } from '../errors.js';
 import { channelKind, TS_PATTERN } from '../ids.js';
-import type { SlackEmulatorState, SlackMethod } from '../slackCall.js';
+import type { SlackEmulatorState, SlackMethod } from '../slack-call.js';
 import { resolveThreadRoot } from '../threads.js';
 
 /** Slack drops a status two minutes after it was set. */
