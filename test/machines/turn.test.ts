@@ -86,11 +86,33 @@ describe('turn machine: happy path', () => {
 });
 
 describe('turn machine: errors as transitions', () => {
-  it('spec E2E 15: a failed first thread post degrades the turn to top-level; the thread is not retried', async () => {
+  it('issue 9 item 6: one 503 on the first thread post is retried: one threaded log message, none top-level', async () => {
     const t = startTurn();
-    t.surface.fail({ op: 'create', status: 500, times: 1 });
+    t.surface.fail({ op: 'create', status: 503, times: 1 });
     t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
     await settle();
+    expect(t.state()).toEqual({ opened: 'retryingFirstPost' });
+    await t.advance(500); // firstPostRetry: the edit retry delay, doubling per failure
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    await t.advance(1000);
+    const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
+    expect(creates).toHaveLength(1);
+    expect(creates[0]?.thread).toBe(t.root.threadId);
+    expect(t.actor.getSnapshot().context.degradedReason).toBeNull();
+    const updates = t.surface.calls.filter((c) => c.op === 'update' && c.status < 300);
+    expect(updates.at(-1)?.text).toMatch(/tool: one[\s\S]*tool: two/);
+  });
+
+  it('spec E2E 15: a first thread post failing on every attempt (3, backing off) degrades the turn to top-level', async () => {
+    const t = startTurn();
+    t.surface.fail({ op: 'create', status: 500, times: 3 });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    await t.advance(500);
+    expect(t.state()).toEqual({ opened: 'retryingFirstPost' });
+    await t.advance(999); // the second retry waits twice as long
+    expect(t.surface.calls.filter((c) => c.op === 'create')).toHaveLength(2);
+    await t.advance(1);
     expect(t.state()).toMatchObject({ degraded: expect.anything() });
     t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
     await t.advance(1000);
@@ -139,8 +161,11 @@ describe('turn machine: errors as transitions', () => {
     t.surface.pause();
     t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
     t.actor.send({ type: 'turn.end', outcome: 'ok' });
-    t.surface.fail({ op: 'create', status: 500, times: 1 });
+    // Every attempt of the first thread post fails (3, then it degrades).
+    t.surface.fail({ op: 'create', status: 500, times: 3 });
     t.surface.resume();
+    await settle();
+    await t.advance(500);
     await t.advance(1000);
     expect(t.actor.getSnapshot().status).toBe('done');
     const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
