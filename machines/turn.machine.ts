@@ -4,7 +4,7 @@
  *
  *   idle ──log──▶ opened ──log──▶ debouncing ──edit──▶ opened.live
  *                   │                 │  └─rollover─▶ rolling-over ──▶ debouncing | opened.live
- *                   └─first post fails (transiently, 3 times)─▶ degraded (entries go top-level, in batches)
+ *                   └─first post fails (transiently, 3 times)─▶ degraded (one top-level log message, edited)
  *   proactive: idle ──▶ heading (post `🕒 <title>`, the log threads under it) ──▶ idle
  *   any ──turn.end──▶ flushing (terminal slot, newest frame) ──▶ ended
  *   any ──turn.flush (shutdown)──▶ flushing ──▶ back where it was
@@ -670,7 +670,8 @@ export const turnMachine = setup({
 
     /**
      * The first thread post failed (or the turn has no thread): the rest of
-     * the turn's log goes top-level, in coalesced batches; the thread is not
+     * the turn's log goes top-level, in ONE message edited as entries arrive
+     * (a new one only on rollover or when it cannot be edited); the thread is not
      * tried again on every event.
      */
     degraded: {
@@ -717,10 +718,11 @@ export const turnMachine = setup({
             id: 'postTopLevel',
             src: 'postMessage',
             input: ({ context }) => postInput(context, 'top-level'),
+            // The top-level message is the live log from now on: edited in place like a thread log, not followed by new ones.
             onDone: [
               {
-                guard: 'endRequested',
-                target: '#turn.flushing',
+                guard: 'frameIsRollover',
+                target: '#turn.rolling-over.opening',
                 actions: [
                   { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
                   'finalizeCurrent',
@@ -728,11 +730,26 @@ export const turnMachine = setup({
                 ],
               },
               {
-                target: 'quiet',
+                guard: 'endRequested',
+                target: '#turn.flushing',
                 actions: [
                   { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'finalizeCurrent',
-                  'applyCarry',
+                  'markShown',
+                ],
+              },
+              {
+                guard: 'hasUnsentAfterFrame',
+                target: '#turn.debouncing',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'markShown',
+                ],
+              },
+              {
+                target: '#turn.opened.live',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'markShown',
                 ],
               },
             ],
@@ -854,14 +871,10 @@ export const turnMachine = setup({
         settled: {
           always: [
             { guard: 'endRequested', target: '#turn.ended' },
-            // Top-level batches are never edited: the flushed one is done, the next shows only what it did not.
-            {
-              guard: 'startsDegraded',
-              target: '#turn.degraded',
-              actions: ['finalizeCurrent', 'keepUnsentOnly'],
-            },
+            // A live log message, threaded or top-level (degraded), goes on being edited.
             { guard: and(['hasCurrentMessage', 'hasUnsent']), target: '#turn.debouncing' },
             { guard: 'hasCurrentMessage', target: '#turn.opened.live' },
+            { guard: 'startsDegraded', target: '#turn.degraded', actions: 'keepUnsentOnly' },
             { target: '#turn.idle' },
           ],
         },
