@@ -4,7 +4,7 @@
  *
  *   idle ──log──▶ opened ──log──▶ debouncing ──edit──▶ opened.live
  *                   │                 │  └─rollover─▶ rolling-over ──▶ debouncing | opened.live
- *                   └─first post fails─▶ degraded (entries go top-level, in batches)
+ *                   └─first post fails (transiently, 3 times)─▶ degraded (one top-level log message, edited)
  *   proactive: idle ──▶ heading (post `🕒 <title>`, the log threads under it) ──▶ idle
  *   any ──turn.end──▶ flushing (terminal slot, newest frame) ──▶ ended
  *   any ──turn.flush (shutdown)──▶ flushing ──▶ back where it was
@@ -160,6 +160,13 @@ export type TurnEvent =
 /** What a post/edit actor needs: the request and nothing else. */
 export type PostInput = PostRequest;
 export type EditInput = EditRequest;
+
+/**
+ * The first thread post gets this many attempts when it fails transiently
+ * (5xx, timeout) before the turn degrades to top-level: one blip must not
+ * move a whole turn's log out of its thread.
+ */
+export const FIRST_POST_ATTEMPTS = 3;
 
 export const clientIdFor = (turnId: string, ordinal: number): string => `${turnId}:${ordinal}`;
 
@@ -368,6 +375,12 @@ export const turnMachine = setup({
     frameIsEmpty: ({ context }) => frameText(context) === '',
     hasCurrentMessage: ({ context }) => context.current !== null,
     canRetryEdit: ({ context }) => context.failures < 1,
+    /** The first thread post failed transiently (5xx, timeout) and has attempts left. */
+    canRetryFirstPost: ({ context }, params: { error: unknown }) =>
+      context.anchor !== null &&
+      context.logMessages.length === 0 &&
+      errorKind(params.error) === 'transient' &&
+      context.failures < FIRST_POST_ATTEMPTS - 1,
     canRetryTerminal: ({ context }) => context.failures < context.settings.terminalAttempts,
     isNotFound: (_, params: { error: unknown }) => errorKind(params.error) === 'not-found',
     isRateLimited: (_, params: { error: unknown }) => errorKind(params.error) === 'rate-limited',
@@ -380,6 +393,8 @@ export const turnMachine = setup({
   delays: {
     editDebounce: ({ context }) => context.settings.editDebounceMs,
     editRetry: ({ context }) => context.settings.editRetryMs,
+    /** Backs off: the edit retry delay, doubled after each failed first post (500 ms, 1 s by default). */
+    firstPostRetry: ({ context }) => context.settings.editRetryMs * 2 ** Math.max(0, context.failures - 1),
     retryAfter: ({ context }) => context.retryAfterMs,
     budgetRetry: ({ context }) => context.budgetRetryMs,
   },
@@ -540,15 +555,21 @@ export const turnMachine = setup({
             onError: [
               onRateLimited('rateLimited'),
               {
+                // A transient failure of the first thread post is tried again (backing off) before degrading.
+                guard: { type: 'canRetryFirstPost', params: errorParams },
+                target: 'retryingFirstPost',
+                actions: 'countFailure',
+              },
+              {
                 // The end came while the first thread post was in flight: degraded never ends by itself.
                 guard: and(['isFirstThreadPost', 'endRequested']),
                 target: '#turn.flushing',
-                actions: degradeFailed('thread post failed'),
+                actions: ['forgetFailures', degradeFailed('thread post failed')],
               },
               {
                 guard: 'isFirstThreadPost',
                 target: '#turn.degraded',
-                actions: degradeFailed('thread post failed'),
+                actions: ['forgetFailures', degradeFailed('thread post failed')],
               },
               flushIfEnded(warnFailed('post failed')),
               // Entries stay pending; the next entry (or the end) opens a fresh message.
@@ -559,6 +580,11 @@ export const turnMachine = setup({
         rateLimited: {
           after: { retryAfter: 'posting' },
           on: { 'turn.recover': { target: 'rateLimited', reenter: true } },
+        },
+        /** The first thread post failed transiently: wait, then post the newest frame again. */
+        retryingFirstPost: {
+          after: { firstPostRetry: 'posting' },
+          on: { 'turn.recover': { target: 'retryingFirstPost', reenter: true } },
         },
         live: {
           on: {
@@ -694,7 +720,8 @@ export const turnMachine = setup({
 
     /**
      * The first thread post failed (or the turn has no thread): the rest of
-     * the turn's log goes top-level, in coalesced batches; the thread is not
+     * the turn's log goes top-level, in ONE message edited as entries arrive
+     * (a new one only on rollover or when it cannot be edited); the thread is not
      * tried again on every event.
      */
     degraded: {
@@ -741,10 +768,11 @@ export const turnMachine = setup({
             id: 'postTopLevel',
             src: 'postMessage',
             input: ({ context }) => postInput(context, 'top-level'),
+            // The top-level message is the live log from now on: edited in place like a thread log, not followed by new ones.
             onDone: [
               {
-                guard: 'endRequested',
-                target: '#turn.flushing',
+                guard: 'frameIsRollover',
+                target: '#turn.rolling-over.opening',
                 actions: [
                   { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
                   'finalizeCurrent',
@@ -752,11 +780,26 @@ export const turnMachine = setup({
                 ],
               },
               {
-                target: 'quiet',
+                guard: 'endRequested',
+                target: '#turn.flushing',
                 actions: [
                   { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'finalizeCurrent',
-                  'applyCarry',
+                  'markShown',
+                ],
+              },
+              {
+                guard: 'hasUnsentAfterFrame',
+                target: '#turn.debouncing',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'markShown',
+                ],
+              },
+              {
+                target: '#turn.opened.live',
+                actions: [
+                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+                  'markShown',
                 ],
               },
             ],
@@ -878,14 +921,10 @@ export const turnMachine = setup({
         settled: {
           always: [
             { guard: 'endRequested', target: '#turn.ended' },
-            // Top-level batches are never edited: the flushed one is done, the next shows only what it did not.
-            {
-              guard: 'startsDegraded',
-              target: '#turn.degraded',
-              actions: ['finalizeCurrent', 'keepUnsentOnly'],
-            },
+            // A live log message, threaded or top-level (degraded), goes on being edited.
             { guard: and(['hasCurrentMessage', 'hasUnsent']), target: '#turn.debouncing' },
             { guard: 'hasCurrentMessage', target: '#turn.opened.live' },
+            { guard: 'startsDegraded', target: '#turn.degraded', actions: 'keepUnsentOnly' },
             { target: '#turn.idle' },
           ],
         },

@@ -50,9 +50,9 @@ describe('the turn machine definition, as the kit lists it', () => {
   it('lists every state and every transition, each once', () => {
     const states = turnMachineStateIds();
     const transitions = turnMachineTransitionKeys();
-    expect(states).toHaveLength(33);
+    expect(states).toHaveLength(34);
     expect(new Set(states).size).toBe(states.length);
-    expect(transitions).toHaveLength(107);
+    expect(transitions).toHaveLength(112);
     expect(new Set(transitions).size).toBe(transitions.length);
     for (const key of NOT_REACHABLE) expect(transitions).toContain(key);
   });
@@ -123,6 +123,11 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
         { type: 'start', threaded: true },
         { type: 'log', size: 'short' },
         { type: 'end' },
+        // The first thread post fails transiently on all of its attempts (it is retried, backing off).
+        { type: 'respond', result: 'transient' },
+        { type: 'wait' },
+        { type: 'respond', result: 'transient' },
+        { type: 'wait' },
         { type: 'respond', result: 'transient' },
       ],
       config,
@@ -130,7 +135,7 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
     expect(replay.problems).toEqual([]);
     expect(replay.finish.map((command) => command.type)).toEqual(['fund', 'respond']);
     const creates = replay.driver.surface.calls.filter((call) => call.op === 'create');
-    expect(creates.map((call) => call.status)).toEqual([500, 200]);
+    expect(creates.map((call) => call.status)).toEqual([500, 500, 500, 200]);
     expect(creates[1]?.thread).toBeNull();
     expect(replay.driver.snapshot().status).toBe('done');
   });
@@ -152,7 +157,7 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
     expect(replay.driver.snapshot().status).toBe('done');
   });
 
-  it('replays the path that found a flushed top-level batch posted again: each entry is now posted once', async () => {
+  it('replays the path that found a flushed top-level batch posted again: each entry is now posted once, the log edited in place', async () => {
     const replay = await replayTurnCommands(
       [
         { type: 'start', threaded: false },
@@ -162,14 +167,17 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
         { type: 'respond', result: 'ok' },
         { type: 'log', size: 'short' },
         { type: 'wait' },
+        { type: 'grant' },
         { type: 'respond', result: 'ok' },
       ],
       resolveTurnModelConfig(),
     );
     expect(replay.problems).toEqual([]);
-    const texts = replay.driver.surface.calls.filter((call) => call.op === 'create').map((call) => call.text);
-    expect(texts).toEqual([expect.stringContaining('[e1]'), expect.stringContaining('[e2]')]);
-    expect(texts[1]).not.toContain('[e1]');
+    const creates = replay.driver.surface.calls.filter((call) => call.op === 'create');
+    expect(creates.map((call) => call.text)).toEqual([expect.stringContaining('[e1]')]);
+    const updates = replay.driver.surface.calls.filter((call) => call.op === 'update');
+    expect(updates.map((call) => call.messageId)).toEqual([creates[0]?.messageId]);
+    expect(updates[0]?.text).toMatch(/\[e1\][\s\S]*\[e2\]/);
   });
 
   it('replays the path that found a flush inheriting the failure of an edit: its frame now gets its own retry', async () => {

@@ -86,11 +86,33 @@ describe('turn machine: happy path', () => {
 });
 
 describe('turn machine: errors as transitions', () => {
-  it('spec E2E 15: a failed first thread post degrades the turn to top-level; the thread is not retried', async () => {
+  it('issue 9 item 6: one 503 on the first thread post is retried: one threaded log message, none top-level', async () => {
     const t = startTurn();
-    t.surface.fail({ op: 'create', status: 500, times: 1 });
+    t.surface.fail({ op: 'create', status: 503, times: 1 });
     t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
     await settle();
+    expect(t.state()).toEqual({ opened: 'retryingFirstPost' });
+    await t.advance(500); // firstPostRetry: the edit retry delay, doubling per failure
+    t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
+    await t.advance(1000);
+    const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
+    expect(creates).toHaveLength(1);
+    expect(creates[0]?.thread).toBe(t.root.threadId);
+    expect(t.actor.getSnapshot().context.degradedReason).toBeNull();
+    const updates = t.surface.calls.filter((c) => c.op === 'update' && c.status < 300);
+    expect(updates.at(-1)?.text).toMatch(/tool: one[\s\S]*tool: two/);
+  });
+
+  it('spec E2E 15: a first thread post failing on every attempt (3, backing off) degrades the turn to top-level', async () => {
+    const t = startTurn();
+    t.surface.fail({ op: 'create', status: 500, times: 3 });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    await t.advance(500);
+    expect(t.state()).toEqual({ opened: 'retryingFirstPost' });
+    await t.advance(999); // the second retry waits twice as long
+    expect(t.surface.calls.filter((c) => c.op === 'create')).toHaveLength(2);
+    await t.advance(1);
     expect(t.state()).toMatchObject({ degraded: expect.anything() });
     t.actor.send({ type: 'turn.log', entry: entry('tool: two') });
     await t.advance(1000);
@@ -100,6 +122,32 @@ describe('turn machine: errors as transitions', () => {
     const texts = creates.map((c) => c.text).join('\n');
     expect(texts).toContain('tool: one');
     expect(texts).toContain('tool: two');
+  });
+
+  it('issue 9 item 6: a degraded turn keeps ONE top-level log message, edited in place as entries arrive', async () => {
+    const t = startTurn();
+    t.surface.fail({ op: 'create', status: 503, times: 3 });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    await t.advance(500);
+    await t.advance(1000);
+    expect(t.state()).toMatchObject({ degraded: expect.anything() });
+    for (const s of ['two', 'three', 'four']) {
+      t.actor.send({ type: 'turn.log', entry: entry(`tool: ${s}`) });
+      await t.advance(1000);
+      await t.advance(1000);
+    }
+    t.actor.send({ type: 'turn.log', entry: entry('tool: five') });
+    t.actor.send({ type: 'turn.end', outcome: 'ok' });
+    await t.advance(1000);
+    expect(t.actor.getSnapshot().status).toBe('done');
+    const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
+    expect(creates).toHaveLength(1);
+    expect(creates[0]?.thread).toBeNull();
+    const updates = t.surface.calls.filter((c) => c.op === 'update' && c.status < 300);
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates.every((u) => u.messageId === creates[0]?.messageId)).toBe(true);
+    expect(updates.at(-1)?.text).toMatch(/tool: one[\s\S]*tool: three[\s\S]*tool: five/);
   });
 
   it('spec E2E 17: a 404 on edit opens a new log message with the pending entries', async () => {
@@ -139,8 +187,11 @@ describe('turn machine: errors as transitions', () => {
     t.surface.pause();
     t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
     t.actor.send({ type: 'turn.end', outcome: 'ok' });
-    t.surface.fail({ op: 'create', status: 500, times: 1 });
+    // Every attempt of the first thread post fails (3, then it degrades).
+    t.surface.fail({ op: 'create', status: 500, times: 3 });
     t.surface.resume();
+    await settle();
+    await t.advance(500);
     await t.advance(1000);
     expect(t.actor.getSnapshot().status).toBe('done');
     const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
@@ -287,7 +338,7 @@ describe('turn machine: shutdown flush and proactive turns, found by the model',
     expect(t.surface.calls.filter((c) => c.op === 'create' && c.status < 300)).toHaveLength(0);
     expect(t.actor.getSnapshot().context.degradedReason).toMatch(/^header post failed/);
   });
-  it('(found by the model) a top-level batch after a shutdown flush shows only what the flush did not (no entry posted twice)', async () => {
+  it('(found by the model) after a shutdown flush a top-level log goes on in the same message (no entry posted twice)', async () => {
     const t = startTurn({ input: { anchor: null } });
     t.actor.send({ type: 'turn.log', entry: entry('tool: flushed') });
     t.actor.send({ type: 'turn.flush' });
@@ -295,10 +346,11 @@ describe('turn machine: shutdown flush and proactive turns, found by the model',
     t.actor.send({ type: 'turn.log', entry: entry('tool: after the flush') });
     await t.advance(1000);
     const creates = t.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
-    expect(creates.map((c) => c.thread)).toEqual([null, null]);
+    expect(creates.map((c) => c.thread)).toEqual([null]);
     expect(creates[0]?.text).toContain('tool: flushed');
-    expect(creates[1]?.text).toContain('tool: after the flush');
-    expect(creates[1]?.text).not.toContain('tool: flushed');
+    const updates = t.surface.calls.filter((c) => c.op === 'update' && c.status < 300);
+    expect(updates.map((u) => u.messageId)).toEqual([creates[0]?.messageId]);
+    expect(updates[0]?.text).toMatch(/tool: flushed[\s\S]*tool: after the flush/);
   });
   it('(found by the model) a shutdown flush that failed for good leaves the end its own terminal attempts (its failures were counted against the end)', async () => {
     const t = startTurn({ settings: { terminalAttempts: 1 } });

@@ -28,29 +28,54 @@ async function startedTurn() {
 }
 
 describe('gchat E2E: error handling', () => {
-  it('15: falls back to top-level when the thread-log create fails, without retrying the thread', async () => {
+  it('15 (issue 9 item 6): one 503 on the thread-log create is retried: one threaded log message, none top-level', async () => {
     await startedTurn();
-    await e.faults([{ op: 'create', status: 500, times: 1 }]);
+    await e.faults([{ op: 'create', status: 503, times: 1 }]);
     e.send(tool('c1', 'one.ts'));
     await e.quiet();
+    await e.advance(500); // firstPostRetry
     e.send(tool('c2', 'two.ts'));
     await e.advance(1500);
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
     await e.advance(2000);
     const creates = e.creates();
     expect(creates[0]).toMatchObject({
-      status: 500,
+      status: 503,
       details: expect.objectContaining({ rejectedBy: 'fault' }),
     });
-    const later = creates.slice(1);
-    expect(later.length).toBeGreaterThanOrEqual(1);
-    for (const create of later) {
-      expect(create).toMatchObject({ status: 200, thread: null });
-      expect(create.details).not.toHaveProperty('messageReplyOption');
-    }
-    const shown = [...landed(later), ...landed(e.updates())].map((c) => c.text).join('\n');
+    const landedCreates = landed(creates.slice(1));
+    expect(landedCreates).toHaveLength(1);
+    expect(landedCreates[0]?.thread).not.toBeNull();
+    expect(landedCreates.filter((c) => c.thread === null)).toHaveLength(0);
+    const shown = [...landedCreates, ...landed(e.updates())].map((c) => c.text).join('\n');
     expect(shown).toContain('one.ts');
     expect(shown).toContain('two.ts');
+    expect(e.runtime.turn('T1')).toMatchObject({ state: 'ended', degraded: false });
+  });
+
+  it('15: falls back to top-level when every attempt of the thread-log create fails: one top-level message, edited', async () => {
+    await startedTurn();
+    await e.faults([{ op: 'create', status: 500, times: 3 }]);
+    e.send(tool('c1', 'one.ts'));
+    await e.quiet();
+    await e.advance(500);
+    await e.advance(1000);
+    e.send(tool('c2', 'two.ts'));
+    await e.advance(1500);
+    e.send(tool('c3', 'three.ts'));
+    await e.advance(1500);
+    e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await e.advance(2000);
+    const creates = e.creates();
+    expect(creates.slice(0, 3).map((c) => c.status)).toEqual([500, 500, 500]);
+    const later = landed(creates.slice(3));
+    expect(later).toHaveLength(1);
+    expect(later[0]).toMatchObject({ status: 200, thread: null });
+    expect(later[0]?.details).not.toHaveProperty('messageReplyOption');
+    const updates = landed(e.updates());
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates.every((u) => u.messageId === later[0]?.messageId)).toBe(true);
+    expect(updates.at(-1)?.text).toMatch(/one\.ts[\s\S]*two\.ts[\s\S]*three\.ts/);
     const turn = e.runtime.turn('T1');
     expect(turn).toMatchObject({ state: 'ended', degraded: true });
     // The error is kept with the turn (GET /v1/turns/:id), as the surface named it.
