@@ -10,6 +10,7 @@ import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.j
 import type { FrameHeadline, FrameState, SurfaceFrame } from '../surfaces/frame.js';
 import type { ChatSurface, EditRequest, PostedMessage, PostRequest } from '../surfaces/surface.js';
 import { MIN_LOG_MESSAGE_CHARS } from '../turnlog/condense.js';
+import { PENDING_MARK } from '../turnlog/format.js';
 import {
   appendEntry,
   createTurnLog,
@@ -103,12 +104,15 @@ export function headlineAt(context: TurnContext, now: number, live: boolean): Fr
 export type TurnImplementations = Parameters<typeof turnMachine.provide>[0];
 
 /** The assistant status a log frame implies: the tool in flight while it runs, '' (cleared) otherwise. */
+/** What a pending call's line starts with before its target (the formatter's mark, or the older `tool: `). */
+const PENDING_PREFIX = new RegExp(`^(?:${PENDING_MARK}|tool: )`);
+
 export function statusOf(frame: SurfaceFrame): string | undefined {
   if (frame.kind !== 'log') return undefined;
   if (frame.headline !== undefined && frame.headline.state !== 'running') return '';
   // The newest tool line is the activity: a call still waiting for its result, or a result (nothing in flight).
   const newest = frame.lines.findLast((line) => line.kind === 'tool');
-  return newest?.status === 'pending' ? `running ${newest.text.replace(/^tool: /, '')}` : '';
+  return newest?.status === 'pending' ? `running ${newest.text.replace(PENDING_PREFIX, '')}` : '';
 }
 
 /**

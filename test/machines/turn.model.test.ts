@@ -176,7 +176,9 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
     const creates = replay.driver.surface.calls.filter((call) => call.op === 'create');
     expect(creates.map((call) => call.text)).toEqual([expect.stringContaining('[e1]')]);
     const updates = replay.driver.surface.calls.filter((call) => call.op === 'update');
-    expect(updates.map((call) => call.messageId)).toEqual([creates[0]?.messageId]);
+    // Every edit goes to that one message (the last is the terminal frame, its headline ended).
+    expect(updates.length).toBeGreaterThan(0);
+    expect(new Set(updates.map((call) => call.messageId))).toEqual(new Set([creates[0]?.messageId]));
     expect(updates[0]?.text).toMatch(/\[e1\][\s\S]*\[e2\]/);
   });
 

@@ -26,7 +26,8 @@ describe('runtime: one turn', () => {
     await h.advance(1000);
     h.send({ type: 'answer', turnId: 'T1', text: 'All done.' });
     h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await h.advance(2000);
+    // The terminal frame waits for its channel slot (1 s spacing, widened by the budget's 10 % margin).
+    await h.advance(3000);
 
     const creates = h.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
     const log = creates.filter((c) => c.thread === root.threadId);

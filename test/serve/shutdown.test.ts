@@ -47,8 +47,8 @@ describe('Serve.close()', () => {
     expect(await serve.close()).toEqual({ flushed: true });
     const [log] = serve.surface.messages(SPACE).filter((m) => m.text.includes('npm test'));
     expect(log?.edits).toBe(1);
-    // The result completed its call's line in place: the flushed edit shows it.
-    expect(log?.text.split('\n')).toHaveLength(1);
+    // The result completed its call's line in place: the flushed edit shows it (under the headline).
+    expect(log?.text.split('\n')).toHaveLength(2);
     expect(log?.text).toContain('✓ Bash(npm test)');
   });
 
