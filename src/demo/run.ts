@@ -195,9 +195,11 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
       };
     });
     await send(inbound);
-    out(
-      `  people ask: two questions in Google Chat ${running[0]!.space}, one in Slack ${scenario.spaces.slack}, one in Discord ${scenario.spaces.discord}\n`,
-    );
+    const asked = running.map(({ platform, space }) => {
+      const count = scenario.userMessages.filter((m) => m.platform === platform.id).length;
+      return `${count} in ${platform.label} ${space}`;
+    });
+    out(`  people ask their questions: ${asked.join(', ')}\n`);
 
     for (const [index, step] of scenario.steps.entries()) {
       await send(step.events);

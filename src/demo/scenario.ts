@@ -101,7 +101,7 @@ export function demoScenario(spaces: Record<DemoPlatformId, string> = DEMO_SPACE
 
   const steps: ScenarioStep[] = [
     {
-      label: 'two turns start',
+      label: 'four turns start (two in Google Chat, one in Slack, one in Discord)',
       events: [
         { type: 'turn_started', turnId: A, rootRef: 'msg-a' },
         { type: 'input', turnId: A, text: 'Why is the users endpoint slow? Fix it and run the tests.' },
