@@ -1,17 +1,20 @@
 /** `turnlog demo` (`npm start`). */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { runDemo } from '../demo/run.js';
+import { demoSucceeded, runDemo } from '../demo/run.js';
 import { CliError, type CliIo } from './io.js';
 
 export const DEMO_HELP = `Usage: turnlog demo [options]
 
-Runs turnlog end to end on this machine: a Google Chat emulator, turnlog serve
-(HTTP ingest, SQLite store in a temporary folder, the googleapis surface) and
-a scripted agent — two concurrent turns with ~40 tool calls in bursts, a
+Runs turnlog end to end on this machine: Google Chat, Slack and Discord
+emulators, turnlog serve (HTTP ingest, SQLite store in a temporary folder,
+the googleapis, @slack/web-api and @discordjs/rest surfaces) and a scripted
+agent — two concurrent Google Chat turns with ~40 tool calls in bursts, a
 2-level subagent tree, an approval card, an output long enough to roll the
-log over, a secret in a tool output and a final answer. Prints progress,
-where to watch, and a summary read from the emulator's call log.
+log over, a secret in a tool output and a final answer; beside them one Slack
+turn and one Discord turn, each with a secret in a tool output and an answer.
+Prints progress, where to watch, and a summary per platform read from each
+emulator's call log.
 
 On a terminal the page stays up after the summary until you press Enter (or
 Ctrl-C); without one (piped, CI) the demo ends after the summary.
@@ -109,9 +112,5 @@ export async function runDemoCommand(
     ...(port !== undefined ? { port } : {}),
     out: io.out,
   });
-  const ok =
-    summary.finalFramesLanded === summary.turns &&
-    summary.answersLanded === summary.answers &&
-    summary.secretsLeaked === 0;
-  return ok ? 0 : 1;
+  return demoSucceeded(summary) ? 0 : 1;
 }

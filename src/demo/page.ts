@@ -1,5 +1,6 @@
 /**
- * The demo's live view of the emulated Google Chat space: top-level messages
+ * The demo's live view of the emulated spaces (Google Chat, Slack, Discord),
+ * one section each: top-level messages
  * with their thread replies under them, refreshed twice a second, each
  * message showing how often it was edited, and a card with its title, text,
  * buttons and fallback text. Text is set with textContent, so nothing in a
@@ -10,10 +11,11 @@ export function demoPage(): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>turnlog demo — the space as a person sees it</title>
+<title>turnlog demo — the spaces as a person sees them</title>
 <style>
   body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 52rem; color: #202124; }
   h1 { font-size: 1.2rem; }
+  h2 { font-size: 1rem; margin-top: 1.6rem; border-bottom: 1px solid #dadce0; }
   .msg { border: 1px solid #dadce0; border-radius: 8px; padding: .6rem .8rem; margin: .6rem 0; background: #fff; }
   .thread { margin-left: 2rem; border-left: 3px solid #e8eaed; padding-left: .8rem; }
   .meta { color: #5f6368; font-size: 12px; margin-bottom: .3rem; }
@@ -27,14 +29,23 @@ export function demoPage(): string {
 </style>
 </head>
 <body>
-<h1>turnlog demo — the space as a person sees it</h1>
+<h1>turnlog demo — the spaces as a person sees them</h1>
 <p class="meta">One activity-log message per turn, in the thread under the person's message, edited in place. Refreshes every 500 ms.</p>
-<div id="space"></div>
+<div id="spaces"></div>
 <script>
+  function renderAll(spaces) {
+    const all = document.getElementById('spaces');
+    all.replaceChildren();
+    for (const s of spaces) {
+      const heading = document.createElement('h2');
+      heading.textContent = s.label + ' — ' + s.space;
+      const space = document.createElement('div');
+      render(space, s.messages);
+      all.append(heading, space);
+    }
+  }
   // A thread is its first message (the root) and the replies after it.
-  function render(messages) {
-    const space = document.getElementById('space');
-    space.replaceChildren();
+  function render(space, messages) {
     const threads = new Map();
     for (const m of messages.filter((m) => !m.deleted)) {
       const key = m.thread ?? m.id;
@@ -93,8 +104,8 @@ export function demoPage(): string {
   }
   async function tick() {
     try {
-      const response = await fetch('/messages', { cache: 'no-store' });
-      render((await response.json()).messages);
+      const response = await fetch('/spaces', { cache: 'no-store' });
+      renderAll((await response.json()).spaces);
     } catch {}
     setTimeout(tick, 500);
   }

@@ -1,10 +1,11 @@
 /**
  * `turnlog demo` (`npm start`): the whole system on one machine. It starts the
- * Google Chat emulator, `turnlog serve` on a temporary SQLite store with the
- * real Google Chat surface (googleapis) pointed at the emulator, and a small
- * web page showing the emulated space live; replays the bundled scenario
- * through the HTTP ingest API; and prints a summary read from the emulator's
- * own call log, once every turn has ended and every delivery has settled.
+ * Google Chat, Slack and Discord emulators in process, `turnlog serve` on a
+ * temporary SQLite store with the real surfaces (googleapis, @slack/web-api,
+ * @discordjs/rest) pointed at them, and a small web page showing the emulated
+ * spaces live; replays the bundled scenario through the HTTP ingest API; and
+ * prints a summary per platform read from each emulator's own call log, once
+ * every turn has ended and every delivery has settled.
  * It ends by itself (on a terminal the CLI first keeps the page up until
  * Enter); `--keep` keeps it serving.
  */
@@ -13,12 +14,15 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnyActorRef } from 'xstate';
+import type { EmulatorServer } from '../emulators/core/index.js';
+import { startDiscordEmulator } from '../emulators/discord/index.js';
 import { startGchatEmulator } from '../emulators/gchat/index.js';
+import { startSlackEmulator } from '../emulators/slack/index.js';
 import type { RecordedCall } from '../emulators/types.js';
 import type { Runtime } from '../runtime.js';
 import { startServe } from '../serve/index.js';
 import { demoPage } from './page.js';
-import { demoScenario, type Scenario } from './scenario.js';
+import { type DemoPlatformId, demoScenario, type Scenario } from './scenario.js';
 
 export interface DemoOptions {
   /** Pauses of the scenario are divided by this (default 1). */
@@ -37,13 +41,16 @@ export interface DemoOptions {
    * (on a terminal: until Enter or Ctrl-C), so its link is not dead. Absent: end at once.
    */
   holdPage?: { prompt: string; until: () => Promise<void> };
-  /** Called with the emulator's whole call log once serve has shut down (tests compare it to the summary). */
-  onClosed?: (calls: RecordedCall[]) => void;
+  /** Called with each emulator's whole call log once serve has shut down (tests compare them to the summary). */
+  onClosed?: (calls: Record<DemoPlatformId, RecordedCall[]>) => void;
   /** How long to wait for the turns to end after the scenario (ms). Default 60 s. */
   settleTimeoutMs?: number;
 }
 
-export interface DemoSummary {
+/** The figures of one platform, read from its emulator's call log. */
+export interface PlatformFigures {
+  platform: DemoPlatformId;
+  label: string;
   eventsSent: number;
   eventsAccepted: number;
   apiWrites: number;
@@ -61,6 +68,48 @@ export interface DemoSummary {
   secretsLeaked: number;
 }
 
+export interface DemoSummary {
+  /** One entry per platform, in the order of {@link DEMO_PLATFORMS}. */
+  platforms: PlatformFigures[];
+}
+
+/**
+ * A platform the demo plays on: how to start its emulator in process, the
+ * serve config that points its surface at it, and how a person posts there.
+ * Adding a platform to the demo is one entry here (and its turns in the scenario).
+ */
+export interface DemoPlatform {
+  id: DemoPlatformId;
+  label: string;
+  start(): Promise<EmulatorServer>;
+  /** `platforms.<id>` of the serve config, against the emulator at `url`. */
+  config(url: string): Record<string, unknown>;
+}
+
+export const DEMO_PLATFORMS: readonly DemoPlatform[] = [
+  {
+    id: 'gchat',
+    label: 'Google Chat',
+    start: () => startGchatEmulator(),
+    config: (apiUrl) => ({ apiUrl }),
+  },
+  {
+    id: 'slack',
+    label: 'Slack',
+    start: () => startSlackEmulator(),
+    config: (apiUrl) => ({ apiUrl, token: 'xoxb-demo-bot-token' }),
+  },
+  {
+    id: 'discord',
+    label: 'Discord',
+    start: () => startDiscordEmulator(),
+    config: (apiUrl) => ({ apiUrl, token: 'demo-bot-token' }),
+  },
+];
+
+/** The space id on the platform itself (`slack:C123` → `C123`). */
+const platformSpaceOf = (space: string): string => space.slice(space.indexOf(':') + 1);
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
@@ -68,62 +117,92 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
   const scenario = demoScenario();
   const out = opts.out;
   const dir = mkdtempSync(join(tmpdir(), 'turnlog-demo-'));
-  const emulator = await startGchatEmulator();
-  const platformSpace = scenario.space.slice('gchat:'.length);
+  const running: { platform: DemoPlatform; emulator: EmulatorServer; space: string }[] = [];
   let page: Server | undefined;
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
   try {
+    for (const platform of DEMO_PLATFORMS)
+      running.push({
+        platform,
+        emulator: await platform.start(),
+        space: platformSpaceOf(scenario.spaces[platform.id]),
+      });
     serve = await startServe({
       config: {
         ingest: { host: '127.0.0.1', port: opts.port ?? 0 },
         store: { path: join(dir, 'turnlog.sqlite') },
-        platforms: { gchat: { apiUrl: emulator.url } },
+        platforms: Object.fromEntries(
+          running.map(({ platform, emulator }) => [platform.id, platform.config(emulator.url)]),
+        ),
         // A smaller log message than the default 3500 chars, so the scenario shows a rollover.
         visibility: { threadLog: { maxLogMessageChars: 1500 } },
         log: { level: 'warn' },
       },
     });
-    page = await startPage(opts.pagePort ?? 0, () => emulator.state.messages(platformSpace));
+    page = await startPage(opts.pagePort ?? 0, () =>
+      running.map(({ platform, emulator, space }) => ({
+        platform: platform.id,
+        label: platform.label,
+        space,
+        messages: emulator.state.messages(space),
+      })),
+    );
     const pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}`;
     out(`turnlog demo\n`);
-    out(`  Google Chat emulator  ${emulator.url}\n`);
+    for (const { platform, emulator } of running)
+      out(`  ${`${platform.label} emulator`.padEnd(22)}${emulator.url}\n`);
     out(`  ingest API            ${serve.url}/v1/events\n`);
-    out(`  watch the space live  ${pageUrl}\n\n`);
+    out(`  watch the spaces live ${pageUrl}\n\n`);
 
-    const send = async (events: Record<string, unknown>[]): Promise<number> => {
-      const body = events.map((e) => JSON.stringify({ space: scenario.space, ...e })).join('\n');
-      const response = await fetch(`${serve!.url}/v1/events`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-ndjson' },
-        body,
-      });
-      const result = (await response.json()) as {
-        accepted?: number;
-        rejected?: { line: number; error: string }[];
-      };
-      for (const rejected of result.rejected ?? [])
-        out(`  ! line ${rejected.line} rejected: ${rejected.error}\n`);
-      return result.accepted ?? 0;
+    const sent: Record<string, number> = {};
+    const accepted: Record<string, number> = {};
+    const platformOfSpace = new Map(DEMO_PLATFORMS.map((p) => [scenario.spaces[p.id], p.id]));
+    // One request per platform, so each platform's events are counted on their own.
+    const send = async (events: Record<string, unknown>[]): Promise<void> => {
+      for (const platform of DEMO_PLATFORMS) {
+        const mine = events.filter((e) => platformOfSpace.get(String(e.space)) === platform.id);
+        if (mine.length === 0) continue;
+        const response = await fetch(`${serve!.url}/v1/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-ndjson' },
+          body: mine.map((e) => JSON.stringify(e)).join('\n'),
+        });
+        const result = (await response.json()) as {
+          accepted?: number;
+          rejected?: { line: number; error: string }[];
+        };
+        for (const rejected of result.rejected ?? [])
+          out(`  ! ${platform.label} line ${rejected.line} rejected: ${rejected.error}\n`);
+        sent[platform.id] = (sent[platform.id] ?? 0) + mine.length;
+        accepted[platform.id] = (accepted[platform.id] ?? 0) + (result.accepted ?? 0);
+      }
     };
 
-    let sent = 0;
-    let accepted = 0;
-    // The people's messages: posted in the space, recorded as anchors for the turns.
+    // The people's messages: posted in each platform's space, recorded as anchors for the turns.
     const inbound = scenario.userMessages.map((m) => {
+      const { emulator, space } = running.find((r) => r.platform.id === m.platform)!;
       const posted = emulator.state.inbound({
-        space: platformSpace,
+        space,
         text: m.text,
-        user: 'users/demo-person',
+        ...(m.platform === 'gchat' ? { user: 'users/demo-person' } : {}),
       });
-      return { type: 'inbound', messageId: posted.messageId, threadId: posted.threadId, ref: m.ref };
+      return {
+        type: 'inbound',
+        space: scenario.spaces[m.platform],
+        messageId: posted.messageId,
+        ...(posted.threadId === undefined ? {} : { threadId: posted.threadId }),
+        ref: m.ref,
+      };
     });
-    sent += inbound.length;
-    accepted += await send(inbound);
-    out(`  a person asks two questions in ${platformSpace}\n`);
+    await send(inbound);
+    const asked = running.map(({ platform, space }) => {
+      const count = scenario.userMessages.filter((m) => m.platform === platform.id).length;
+      return `${count} in ${platform.label} ${space}`;
+    });
+    out(`  people ask their questions: ${asked.join(', ')}\n`);
 
     for (const [index, step] of scenario.steps.entries()) {
-      sent += step.events.length;
-      accepted += await send(step.events);
+      await send(step.events);
       out(
         `  [${String(index + 1).padStart(2)}/${scenario.steps.length}] ${step.label} (${step.events.length} events)\n`,
       );
@@ -131,18 +210,23 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     }
 
     const turnIds = scenario.turnIds;
-    // Every figure comes from the call log, read once nothing is left to land: the turns
+    // Every figure comes from the call logs, read once nothing is left to land: the turns
     // have ended (their final frames are sent) and every delivery (answers, cards) has settled.
     await waitForSettled(serve.runtime, turnIds, opts.settleTimeoutMs ?? 60_000);
-    const summary = summarize(emulator.state.calls(), scenario, {
-      sent,
-      accepted,
-      lastLogMessages: turnIds.map((id) => serve!.runtime.turn(id)?.logMessages.at(-1)?.messageId),
-    });
+    const summary: DemoSummary = {
+      platforms: running.map(({ platform, emulator }) => {
+        const turns = turnsOn(scenario, scenario.spaces[platform.id]);
+        return summarize(emulator.state.calls(), scenario, platform, {
+          sent: sent[platform.id] ?? 0,
+          accepted: accepted[platform.id] ?? 0,
+          lastLogMessages: turns.map((id) => serve!.runtime.turn(id)?.logMessages.at(-1)?.messageId),
+        });
+      }),
+    };
     out(`\n${formatSummary(summary)}\n`);
-    out(
-      `  see the space as a person sees it: ${pageUrl} (or ${emulator.url}/_emulator/messages?space=${platformSpace})\n`,
-    );
+    out(`  see the spaces as a person sees them: ${pageUrl}\n`);
+    for (const { platform, emulator, space } of running)
+      out(`    ${platform.label}: ${emulator.url}/_emulator/messages?space=${space}\n`);
 
     if (!opts.keep && opts.holdPage) {
       out(`\n  ${opts.holdPage.prompt}\n`);
@@ -151,7 +235,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     if (opts.keep) {
       out(`\n  --keep: still serving. Send your own events:\n`);
       out(
-        `  curl -s ${serve.url}/v1/events -H 'content-type: application/x-ndjson' --data-binary '{"type":"note","space":"${scenario.space}","turnId":"mine","text":"hello"}'\n`,
+        `  curl -s ${serve.url}/v1/events -H 'content-type: application/x-ndjson' --data-binary '{"type":"note","space":"${scenario.spaces.gchat}","turnId":"mine","text":"hello"}'\n`,
       );
       out(`  Ctrl-C to stop.\n`);
       await (opts.untilStopped?.() ?? new Promise<void>(() => {}));
@@ -160,8 +244,12 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
   } finally {
     await serve?.close();
     await new Promise<void>((resolve) => (page ? page.close(() => resolve()) : resolve()));
-    opts.onClosed?.(emulator.state.calls());
-    await emulator.close();
+    opts.onClosed?.(
+      Object.fromEntries(
+        running.map(({ platform, emulator }) => [platform.id, emulator.state.calls()]),
+      ) as Record<DemoPlatformId, RecordedCall[]>,
+    );
+    for (const { emulator } of running) await emulator.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -188,40 +276,53 @@ async function waitForSettled(runtime: Runtime, turnIds: string[], timeoutMs: nu
   }
 }
 
-/** The answers a scenario sends. */
-function answerTexts(scenario: Pick<Scenario, 'steps'>): string[] {
+/** The turns a scenario starts in `space`. */
+function turnsOn(scenario: Pick<Scenario, 'steps'>, space: string): string[] {
   return scenario.steps.flatMap((step) =>
-    step.events.filter((e) => e.type === 'answer').map((e) => String(e.text)),
+    step.events.filter((e) => e.type === 'turn_started' && e.space === space).map((e) => String(e.turnId)),
+  );
+}
+
+/** The answers a scenario sends in `space`. */
+function answerTexts(scenario: Pick<Scenario, 'steps'>, space: string): string[] {
+  return scenario.steps.flatMap((step) =>
+    step.events.filter((e) => e.type === 'answer' && e.space === space).map((e) => String(e.text)),
   );
 }
 
 /**
- * The numbers, read from the emulator's own record of every call.
- * `lastLogMessages`: each turn's last log message id (undefined when it has none).
+ * One platform's numbers, read from its emulator's own record of every call.
+ * `lastLogMessages`: each of its turns' last log message id (undefined when it has none).
+ * A call landed when it answered 2xx without an error (Slack refuses with HTTP 200 and
+ * `{ok: false, error}`, which its emulator records as `details.error`).
  */
 export function summarize(
   calls: RecordedCall[],
-  scenario: Pick<Scenario, 'plantedSecret' | 'steps'>,
+  scenario: Pick<Scenario, 'plantedSecret' | 'steps' | 'spaces'>,
+  platform: Pick<DemoPlatform, 'id' | 'label'>,
   counts: { sent: number; accepted: number; lastLogMessages: (string | undefined)[] },
-): DemoSummary {
+): PlatformFigures {
   const byApp = calls.filter((c) => c.op !== 'inbound' && c.op !== 'other');
-  const ok = byApp.filter((c) => c.status < 300);
+  const landed = (c: RecordedCall) => c.status < 300 && c.details?.error === undefined;
+  const ok = byApp.filter(landed);
   const texts = calls.map((c) => `${c.text ?? ''}\n${JSON.stringify(c.details ?? {})}`);
   const writes = byApp.filter((c) => c.op === 'create' || c.op === 'update');
   const finalFrameLanded = (messageId: string | undefined) => {
     const last = writes.filter((c) => c.messageId === messageId).at(-1);
-    return messageId !== undefined && last !== undefined && last.status < 300;
+    return messageId !== undefined && last !== undefined && landed(last);
   };
-  const answers = answerTexts(scenario);
+  const answers = answerTexts(scenario, scenario.spaces[platform.id]);
   const created = ok.filter((c) => c.op === 'create');
   return {
+    platform: platform.id,
+    label: platform.label,
     eventsSent: counts.sent,
     eventsAccepted: counts.accepted,
     apiWrites: byApp.filter((c) => c.op === 'create' || c.op === 'update' || c.op === 'delete').length,
     creates: created.length,
     edits: ok.filter((c) => c.op === 'update').length,
     notifications: ok.filter((c) => c.notifies).length,
-    rateLimited: byApp.filter((c) => c.status === 429).length,
+    rateLimited: byApp.filter((c) => c.status === 429 || c.details?.error === 'ratelimited').length,
     turns: counts.lastLogMessages.length,
     finalFramesLanded: counts.lastLogMessages.filter(finalFrameLanded).length,
     answersLanded: answers.filter((answer) => created.some((c) => c.text?.includes(answer))).length,
@@ -231,28 +332,49 @@ export function summarize(
   };
 }
 
+/** Every figure a row, every platform a column. */
 export function formatSummary(s: DemoSummary): string {
-  const rows: [string, number | string][] = [
-    ['events in (accepted/sent)', `${s.eventsAccepted}/${s.eventsSent}`],
-    ['API writes', s.apiWrites],
-    ['messages created', s.creates],
-    ['edits', s.edits],
-    ['notifications (buzzes)', s.notifications],
-    ['429s from the platform', s.rateLimited],
-    ['final frames landed', `${s.finalFramesLanded}/${s.turns}`],
-    ['answers landed', `${s.answersLanded}/${s.answers}`],
-    ['secrets leaked', s.secretsLeaked],
+  const rows: [string, (f: PlatformFigures) => number | string][] = [
+    ['events in (accepted/sent)', (f) => `${f.eventsAccepted}/${f.eventsSent}`],
+    ['API writes', (f) => f.apiWrites],
+    ['messages created', (f) => f.creates],
+    ['edits', (f) => f.edits],
+    ['notifications (buzzes)', (f) => f.notifications],
+    ['429s from the platform', (f) => f.rateLimited],
+    ['final frames landed', (f) => `${f.finalFramesLanded}/${f.turns}`],
+    ['answers landed', (f) => `${f.answersLanded}/${f.answers}`],
+    ['secrets leaked', (f) => f.secretsLeaked],
   ];
-  return ['summary (from the emulator’s call log)', ...rows.map(([k, v]) => `  ${k.padEnd(28)} ${v}`)].join(
-    '\n',
+  const width = Math.max(12, ...s.platforms.map((f) => f.label.length + 2));
+  const line = (label: string, cells: string[]) =>
+    `  ${label.padEnd(28)}${cells.map((cell) => cell.padStart(width)).join('')}`;
+  return [
+    'summary (from each emulator’s call log)',
+    line(
+      '',
+      s.platforms.map((f) => f.label),
+    ),
+    ...rows.map(([label, figure]) =>
+      line(
+        label,
+        s.platforms.map((f) => String(figure(f))),
+      ),
+    ),
+  ].join('\n');
+}
+
+/** Every turn's final frame and answer landed, and no secret reached any platform. */
+export function demoSucceeded(s: DemoSummary): boolean {
+  return s.platforms.every(
+    (f) => f.finalFramesLanded === f.turns && f.answersLanded === f.answers && f.secretsLeaked === 0,
   );
 }
 
-async function startPage(port: number, messages: () => unknown): Promise<Server> {
+async function startPage(port: number, spaces: () => unknown): Promise<Server> {
   const server = createServer((req, res) => {
-    if (req.url === '/messages') {
+    if (req.url === '/spaces') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ messages: messages() }));
+      res.end(JSON.stringify({ spaces: spaces() }));
       return;
     }
     if (req.url === '/' || req.url === '/index.html') {

@@ -1,10 +1,12 @@
 /**
  * The demo's bundled scenario: two concurrent turns in one Google Chat space,
- * as an agent host would stream them. Turn A reads and greps in bursts
+ * one Slack turn and one Discord turn beside them, as an agent host would
+ * stream them. Turn A reads and greps in bursts
  * (~40 tool calls), runs a 2-level subagent tree, asks for approval, prints
  * an output long enough to roll the log over, leaks a secret in a tool
  * output (redacted before it reaches the platform) and answers. Turn B is a
- * short turn running alongside it.
+ * short turn running alongside it. Turns C (Slack) and D (Discord) each read,
+ * run a command whose output carries the same secret, and answer.
  *
  * Deterministic: the same steps every run. A step is a batch of events sent
  * together, then a pause (scaled by the demo's `--speed`).
@@ -18,10 +20,15 @@ export interface ScenarioStep {
   pauseMs: number;
 }
 
+/** The platforms the scenario plays on (a key of the serve config's `platforms`). */
+export type DemoPlatformId = 'gchat' | 'slack' | 'discord';
+
 export interface Scenario {
-  space: string;
-  /** The person's messages the turns hang off (posted through the emulator first). */
-  userMessages: { ref: string; text: string }[];
+  /** turnlog's space id on each platform. */
+  spaces: Record<DemoPlatformId, string>;
+  /** The person's messages the turns hang off (posted through each platform's emulator first). */
+  userMessages: { ref: string; text: string; platform: DemoPlatformId }[];
+  /** Every event carries its `space`. */
   steps: ScenarioStep[];
   /** The secret planted in a tool output: the demo proves it never reached the platform. */
   plantedSecret: string;
@@ -41,11 +48,36 @@ const FILES = [
   'tsconfig.json',
 ];
 
-export function demoScenario(space = 'gchat:spaces/DEMO'): Scenario {
+export const DEMO_SPACES: Record<DemoPlatformId, string> = {
+  gchat: 'gchat:spaces/DEMO',
+  slack: 'slack:C0DEMOSLACK',
+  discord: 'discord:1800000000000000042',
+};
+
+export function demoScenario(spaces: Record<DemoPlatformId, string> = DEMO_SPACES): Scenario {
   // A fake key with the shape of a real one: the redactor must catch it.
   const plantedSecret = `sk-ant-api03-${'Xq9'.repeat(12)}AbCdEf`;
   const A = 'turn-a';
   const B = 'turn-b';
+  const C = 'turn-slack';
+  const D = 'turn-discord';
+  const platformOf: Record<string, DemoPlatformId> = {
+    [A]: 'gchat',
+    [B]: 'gchat',
+    [C]: 'slack',
+    [D]: 'discord',
+  };
+  const platformOfTurn = (turnId: string): DemoPlatformId => {
+    const platform = platformOf[turnId];
+    if (platform === undefined)
+      throw new Error(`demo scenario: turn ${JSON.stringify(turnId)} has no platform`);
+    return platform;
+  };
+  const envOutput = `DATABASE_URL=postgres://app:hunter2@db:5432/app\nANTHROPIC_API_KEY=${plantedSecret}\nPORT=3000`;
+  const leak = (turnId: string) => [
+    { type: 'tool_call', turnId, callId: `${turnId}-env`, tool: 'Bash', input: { command: 'cat .env' } },
+    { type: 'tool_result', turnId, callId: `${turnId}-env`, tool: 'Bash', ok: true, output: envOutput },
+  ];
   const tool = (turnId: string, n: number, name: string, input: Record<string, unknown>, extra = {}) => [
     { type: 'tool_call', turnId, callId: `${turnId}-c${n}`, tool: name, input, ...extra },
     {
@@ -69,17 +101,33 @@ export function demoScenario(space = 'gchat:spaces/DEMO'): Scenario {
 
   const steps: ScenarioStep[] = [
     {
-      label: 'two turns start',
+      label: 'four turns start (two in Google Chat, one in Slack, one in Discord)',
       events: [
         { type: 'turn_started', turnId: A, rootRef: 'msg-a' },
         { type: 'input', turnId: A, text: 'Why is the users endpoint slow? Fix it and run the tests.' },
         { type: 'turn_started', turnId: B, rootRef: 'msg-b' },
         { type: 'input', turnId: B, text: 'What does src/lib/cache.ts do?' },
+        { type: 'turn_started', turnId: C, rootRef: 'msg-slack' },
+        { type: 'input', turnId: C, text: 'Which logger do we use?' },
+        { type: 'turn_started', turnId: D, rootRef: 'msg-discord' },
+        { type: 'input', turnId: D, text: 'How is the database pool configured?' },
       ],
       pauseMs: 300,
     },
-    { label: 'turn A reads the code (burst)', events: readBurst(A, FILES.slice(0, 5)), pauseMs: 400 },
-    { label: 'turn B reads one file', events: readBurst(B, ['src/lib/cache.ts']), pauseMs: 300 },
+    {
+      label: 'turn A reads the code (burst); the Slack and Discord turns read too',
+      events: [
+        ...readBurst(A, FILES.slice(0, 5)),
+        ...readBurst(C, ['src/lib/logger.ts', 'package.json']),
+        ...readBurst(D, ['src/db/pool.ts']),
+      ],
+      pauseMs: 400,
+    },
+    {
+      label: 'turn B reads one file; the Slack and Discord turns print a secret (redacted)',
+      events: [...readBurst(B, ['src/lib/cache.ts']), ...leak(C), ...leak(D)],
+      pauseMs: 300,
+    },
     {
       label: 'turn A greps',
       events: [
@@ -101,6 +149,8 @@ export function demoScenario(space = 'gchat:spaces/DEMO'): Scenario {
           text: 'It is an LRU cache with a 5-minute TTL in front of the database pool.',
         },
         { type: 'turn_ended', turnId: B, outcome: 'ok' },
+        ...tool(C, n++, 'Grep', { pattern: 'createLogger' }),
+        ...tool(D, n++, 'Bash', { command: 'grep -n max src/db/pool.ts' }),
       ],
       pauseMs: 300,
     },
@@ -138,18 +188,26 @@ export function demoScenario(space = 'gchat:spaces/DEMO'): Scenario {
     },
     {
       label: 'a tool output with a secret in it (redacted before it reaches the platform)',
-      events: [
-        { type: 'tool_call', turnId: A, callId: 'env', tool: 'Bash', input: { command: 'cat .env' } },
-        {
-          type: 'tool_result',
-          turnId: A,
-          callId: 'env',
-          tool: 'Bash',
-          ok: true,
-          output: `DATABASE_URL=postgres://app:hunter2@db:5432/app\nANTHROPIC_API_KEY=${plantedSecret}\nPORT=3000`,
-        },
-      ],
+      events: leak(A),
       pauseMs: 500,
+    },
+    {
+      label: 'the Slack and Discord turns answer and end',
+      events: [
+        {
+          type: 'answer',
+          turnId: C,
+          text: 'We use pino through src/lib/logger.ts, at level info by default.',
+        },
+        { type: 'turn_ended', turnId: C, outcome: 'ok' },
+        {
+          type: 'answer',
+          turnId: D,
+          text: 'src/db/pool.ts sets up pg with max 10 connections and a 30 s idle timeout.',
+        },
+        { type: 'turn_ended', turnId: D, outcome: 'ok' },
+      ],
+      pauseMs: 300,
     },
     {
       label: 'turn A asks for approval',
@@ -216,13 +274,19 @@ export function demoScenario(space = 'gchat:spaces/DEMO'): Scenario {
     },
   ];
   return {
-    space,
+    spaces,
     userMessages: [
-      { ref: 'msg-a', text: 'Why is the users endpoint slow? Fix it and run the tests.' },
-      { ref: 'msg-b', text: 'What does src/lib/cache.ts do?' },
+      { ref: 'msg-a', text: 'Why is the users endpoint slow? Fix it and run the tests.', platform: 'gchat' },
+      { ref: 'msg-b', text: 'What does src/lib/cache.ts do?', platform: 'gchat' },
+      { ref: 'msg-slack', text: 'Which logger do we use?', platform: 'slack' },
+      { ref: 'msg-discord', text: 'How is the database pool configured?', platform: 'discord' },
     ],
-    steps,
+    // Each event names its space, from the platform its turn plays on.
+    steps: steps.map((step) => ({
+      ...step,
+      events: step.events.map((e) => ({ space: spaces[platformOfTurn(String(e.turnId))], ...e })),
+    })),
     plantedSecret,
-    turnIds: [A, B],
+    turnIds: [A, B, C, D],
   };
 }
