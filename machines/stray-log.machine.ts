@@ -9,8 +9,8 @@
  * edited. One write is in flight at a time; strays arriving meanwhile go out in
  * the next edit. Writes ask the budget for a progress token (never a terminal
  * slot), so answers and cards, which book terminal slots, never wait behind
- * them. A message that would pass the platform's size limit closes early: the
- * next stray starts a new one.
+ * them. Lines past the platform's size limit continue in a new message (the
+ * write posts it; only the window's first message notifies).
  *
  * Pure definition: the write (post or edit), the budget messages and the dead
  * letter are provided.
@@ -33,6 +33,8 @@ export interface StrayLogContext {
   lines: FrameLine[];
   /** How many of `lines` the platform shows. */
   shown: number;
+  /** How many of `lines` the write in flight carries (they land in this message even if a new one starts). */
+  sending: number;
   /** The current message once posted; null before its first write landed. */
   messageId: string | null;
   /** Counts messages: a write that lands after its message was closed only updates that one. */
@@ -52,16 +54,22 @@ export interface StrayWriteInput {
 export interface StrayWriteOutput {
   messageId: string;
   generation: number;
-  /** How many lines the written message shows. */
+  /** How many of the input's lines are shown now. */
   sent: number;
+  /**
+   * How many leading lines went to earlier messages: lines past the platform's
+   * limit continue in new messages, and `messageId` is the last one's.
+   */
+  closed: number;
 }
 
 export type StrayLogEvent = { type: 'strays.add'; line: FrameLine } | BudgetReplyEvent;
 
-/** A new message; lines not shown yet (a write for the old one failed or is in flight) carry over. */
+/** A new message; lines the old one will not show (no write carries them) carry over. */
 const newMessage = (context: StrayLogContext) => ({
-  lines: context.lines.slice(context.shown),
+  lines: context.lines.slice(Math.max(context.shown, context.sending)),
   shown: 0,
+  sending: 0,
   messageId: null,
   generation: context.generation + 1,
 });
@@ -84,17 +92,21 @@ export const strayLogMachine = setup({
     append: assign(({ context }, params: { line: FrameLine }) => ({
       lines: [...context.lines, params.line],
     })),
-    /** The message is full: it closes early and the line starts the next one. */
-    appendToNewMessage: assign(({ context }, params: { line: FrameLine }) => {
-      const next = newMessage(context);
-      return { ...next, lines: [...next.lines, params.line] };
-    }),
     recordWritten: assign(({ context }, params: { output: StrayWriteOutput }) =>
       params.output.generation === context.generation
-        ? { messageId: params.output.messageId, shown: params.output.sent, attempts: 0 }
+        ? {
+            messageId: params.output.messageId,
+            lines: context.lines.slice(params.output.closed),
+            shown: params.output.sent - params.output.closed,
+            sending: 0,
+            attempts: 0,
+          }
         : { attempts: 0 },
     ),
+    markSending: assign(({ context }) => ({ sending: context.lines.length })),
+    // The failed write's lines are unshown again: a new message started meanwhile carries them.
     recordFailure: assign(({ context }, params: { error: unknown }) => ({
+      sending: context.shown,
       attempts: context.attempts + 1,
       retryInMs: retryAfterOf(params.error),
     })),
@@ -102,8 +114,6 @@ export const strayLogMachine = setup({
     giveUpUnshown: assign(({ context }) => ({ shown: context.lines.length, attempts: 0 })),
   },
   guards: {
-    /** Provided: the message with `line` added stays within the platform's size limit. */
-    fits: (_, _params: { lines: FrameLine[]; line: FrameLine }) => true,
     /** After this write lands, lines remain to show (a write for a closed message leaves the new one's all). */
     leavesUnshown: ({ context }, params: { output: StrayWriteOutput }) =>
       params.output.generation === context.generation
@@ -126,6 +136,7 @@ export const strayLogMachine = setup({
     maxAttempts: input.maxAttempts ?? 5,
     lines: [],
     shown: 0,
+    sending: 0,
     messageId: null,
     generation: 0,
     attempts: 0,
@@ -148,34 +159,15 @@ export const strayLogMachine = setup({
     writer: {
       initial: 'idle',
       on: {
-        'strays.add': [
-          {
-            guard: {
-              type: 'fits',
-              params: ({ context, event }) => ({ lines: context.lines, line: event.line }),
-            },
-            actions: { type: 'append', params: ({ event }) => ({ line: event.line }) },
-          },
-          { actions: { type: 'appendToNewMessage', params: ({ event }) => ({ line: event.line }) } },
-        ],
+        'strays.add': { actions: { type: 'append', params: ({ event }) => ({ line: event.line }) } },
       },
       states: {
         idle: {
           on: {
-            'strays.add': [
-              {
-                guard: {
-                  type: 'fits',
-                  params: ({ context, event }) => ({ lines: context.lines, line: event.line }),
-                },
-                target: 'asking',
-                actions: { type: 'append', params: ({ event }) => ({ line: event.line }) },
-              },
-              {
-                target: 'asking',
-                actions: { type: 'appendToNewMessage', params: ({ event }) => ({ line: event.line }) },
-              },
-            ],
+            'strays.add': {
+              target: 'asking',
+              actions: { type: 'append', params: ({ event }) => ({ line: event.line }) },
+            },
           },
         },
         asking: {
@@ -192,6 +184,7 @@ export const strayLogMachine = setup({
           after: { retryIn: 'asking' },
         },
         writing: {
+          entry: 'markSending',
           invoke: {
             id: 'write',
             src: 'writeStrays',

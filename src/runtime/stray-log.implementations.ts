@@ -39,13 +39,6 @@ export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImple
     }
   };
   return {
-    guards: {
-      // The plain form is what the size limit is measured on (one line each, plus the newlines).
-      fits: ({ context }, params) =>
-        params.lines.length === 0 ||
-        [...params.lines, params.line].reduce((sum, line) => sum + plainLine(line).length + 1, 0) <=
-          maxCharsOf(context.space),
-    },
     actions: {
       // A progress token, never a terminal slot: answers and cards book those and never wait behind strays.
       requestProgressToken: useBudget
@@ -79,20 +72,52 @@ export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImple
     actors: {
       writeStrays: fromPromise<StrayWriteOutput, StrayWriteInput>(async ({ input, signal, system }) => {
         const surface = surfaceFor(input.space);
-        const frame = frameOf(input.lines);
-        const done = { generation: input.generation, sent: input.lines.length };
-        if (input.messageId === null) {
-          await paceFor(surface, 'post', { space: input.space }, system._clock, signal);
-          const posted = await postOnce(surface, deps.store, { space: input.space, frame }, signal);
-          return { ...done, messageId: posted.messageId };
+        const { space } = input;
+        // Lines past the limit continue in new messages, silent where the platform allows.
+        const chunks = packLines(input.lines, maxCharsOf(space));
+        let messageId = input.messageId;
+        for (const [i, chunk] of chunks.entries()) {
+          const frame = frameOf(chunk);
+          if (i === 0 && messageId !== null) {
+            const id = messageId;
+            await paceFor(surface, 'edit', { space, messageId: id }, system._clock, signal);
+            await surface.edit({ space, messageId: id, frame }, { signal });
+            continue;
+          }
+          await paceFor(surface, 'post', { space }, system._clock, signal);
+          const silent = messageId !== null && surface.capabilities.silentPosts;
+          const request = { space, frame, ...(silent ? { silent: true } : {}) };
+          messageId = (await postOnce(surface, deps.store, request, signal)).messageId;
         }
-        const { messageId } = input;
-        await paceFor(surface, 'edit', { space: input.space, messageId }, system._clock, signal);
-        await surface.edit({ space: input.space, messageId, frame }, { signal });
-        return { ...done, messageId };
+        const last = chunks.at(-1)?.length ?? 0;
+        return {
+          generation: input.generation,
+          sent: input.lines.length,
+          closed: input.lines.length - last,
+          messageId: messageId ?? '',
+        };
       }),
     },
   };
+}
+
+/** Lines packed greedily into messages of at most `maxChars` (plain form, one line each). */
+function packLines(lines: FrameLine[], maxChars: number): FrameLine[][] {
+  const chunks: FrameLine[][] = [];
+  let current: FrameLine[] = [];
+  let size = 0;
+  for (const line of lines) {
+    const cost = plainLine(line).length + 1;
+    if (current.length > 0 && size + cost > maxChars) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(line);
+    size += cost;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
 }
 
 export const provideStrayLogMachine = (deps: StrayLogDeps) =>

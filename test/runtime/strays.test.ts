@@ -35,6 +35,24 @@ describe('runtime: stray events', () => {
     await h.runtime.stop();
   });
 
+  it('strays past the platform limit continue in a new message: every note shown, none over the limit', async () => {
+    const h = await startRuntime();
+    const { maxChars } = h.surface.capabilities;
+    const padding = 'x'.repeat(100);
+    // Enough notes for two and a half messages.
+    const count = Math.ceil((2.5 * maxChars) / padding.length);
+    for (let i = 0; i < count; i++) h.send({ type: 'note', turnId: 'T1 ', text: `note ${i} ${padding}` });
+    await h.advance(30_000);
+    const posted = topLevelCreates(h);
+    const view = h.surface.messages(SPACE).filter((m) => m.text?.includes(padding));
+    expect(posted.length).toBeGreaterThanOrEqual(3);
+    expect(posted.length).toBeLessThanOrEqual(4);
+    for (const m of view) expect(m.text?.length ?? 0).toBeLessThanOrEqual(maxChars);
+    const shown = view.map((m) => m.text ?? '').join('\n');
+    for (let i = 0; i < count; i++) expect(shown).toContain(`note ${i} ${padding}`);
+    await h.runtime.stop();
+  });
+
   it('a stray after the minute starts a new message', async () => {
     const h = await startRuntime();
     h.send({ type: 'note', turnId: 'X', text: 'first minute' });
