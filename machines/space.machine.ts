@@ -9,7 +9,9 @@
  * stopped and forgotten, and so is a finished delivery (nothing in a space
  * grows with the turns it has finished).
  *
- * Children: `turn:<slot>` (turn machine), `delivery:<slot>` (delivery machine).
+ * Children: `turn:<slot>` (turn machine), `delivery:<slot>` (delivery machine),
+ * `strays` (the stray log: top-level notes and warnings coalesced into one
+ * edited message per minute, so they never flood the space or starve answers).
  * Slots are reused: a slot is freed when its child is stopped and taken (the
  * lowest free one) by the next spawn, so a space uses as many child ids as it
  * ever ran children at once. XState memoizes each state node's transitions
@@ -27,6 +29,7 @@ import type { DestinationKind, SpaceRoutingConfig } from '../src/routing/types.j
 import { plainText } from '../src/surfaces/frame.js';
 import type { ThreadAnchor } from '../src/surfaces/surface.js';
 import { type DeliveryOutput, deliveryMachine } from './delivery.machine.js';
+import { strayLogMachine } from './stray-log.machine.js';
 import { type TurnSettings, turnMachine } from './turn.machine.js';
 
 export interface InboundAnchor {
@@ -177,6 +180,7 @@ export const spaceMachine = setup({
   actors: {
     turn: turnMachine,
     delivery: deliveryMachine,
+    strays: strayLogMachine,
   },
   actions: {
     // Provided: they format entries, resolve anchors, spawn children, persist.
@@ -274,6 +278,18 @@ export const spaceMachine = setup({
   initial: 'active',
   states: {
     active: {
+      // Top-level notes and warnings that are not answers or cards: one edited message per minute.
+      invoke: {
+        id: 'strays',
+        src: 'strays',
+        input: ({ context }) => ({ space: context.space }),
+        onError: {
+          actions: {
+            type: 'warn',
+            params: ({ event }) => ({ message: `the stray log failed: ${String(event.error)}` }),
+          },
+        },
+      },
       on: {
         'space.event': [
           {

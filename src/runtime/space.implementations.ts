@@ -19,13 +19,15 @@ import type { RunEvent } from '../events/schema.js';
 import { routeEvent } from '../routing/route.js';
 import type { Destination } from '../routing/types.js';
 import type { TurnlogStore } from '../store/store.js';
-import { plainText, proseFrame, type SurfaceFrame } from '../surfaces/frame.js';
+import { type FrameLine, plainText, proseFrame } from '../surfaces/frame.js';
 import type { ThreadAnchor } from '../surfaces/surface.js';
+import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { splitProse } from '../turnlog/split-prose.js';
 import { provideDeliveryMachine } from './delivery.implementations.js';
 import { surfaceResolver } from './posting.js';
 import { restorable } from './restorable.js';
+import { provideStrayLogMachine } from './stray-log.implementations.js';
 import { provideTurnMachine, type TurnImplementationDeps } from './turn.implementations.js';
 
 export interface SpaceImplementationDeps extends TurnImplementationDeps {
@@ -113,11 +115,25 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
     }
   };
 
-  /** A log frame of one line for an event that goes top-level instead of into a thread log. */
-  const lineOf = (event: RunEvent): SurfaceFrame => {
+  const strayLogic = provideStrayLogMachine({
+    ...deps,
+    onDeadLetter: (space, reason, text) => {
+      deps.onWarning?.(space, `${reason}; kept as a dead letter`);
+      const stored = deps.store?.deadLetter({ at: deps.now(), source: 'delivery', reason, payload: text });
+      if (stored instanceof Promise) stored.catch(() => {});
+    },
+  });
+
+  /** The log line of an event that goes top-level instead of into a thread log (a stray). */
+  const strayLineOf = (event: RunEvent): FrameLine => {
     const entry = formatTurnLogEntry(event, { ...deps.format, now: deps.now(), depth: depthOf(event) });
-    if (entry) return { kind: 'log', lines: [frameLineOf(entry)] };
-    return proseFrame('text' in event && typeof event.text === 'string' ? event.text : event.type);
+    if (entry) return frameLineOf(entry);
+    return {
+      kind: 'system',
+      depth: 0,
+      time: formatClockTime(event.at ?? deps.now(), deps.format.timeZone),
+      text: 'text' in event && typeof event.text === 'string' ? event.text : event.type,
+    };
   };
 
   const clientIdOf = (event: RunEvent, what: string): string | undefined =>
@@ -129,6 +145,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
     actors: {
       turn: turnLogic,
       delivery: deliveryLogic,
+      strays: strayLogic,
     },
     guards: {
       routesTo: ({ context }, params) => routeFor(context, params.event).kind === params.kind,
@@ -195,18 +212,10 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           });
         }
       }),
+      // A stray: coalesced by the stray log, never a notifying message of its own.
       deliverOrphan: enqueueActions(({ context, enqueue }, params) => {
         deps.onWarning?.(context.space, params.reason);
-        const delivery = nextDelivery(context, {
-          purpose: 'top-level entry',
-          request: {
-            space: context.space,
-            frame: lineOf(params.event),
-            ...optionalClientId(clientIdOf(params.event, 'orphan')),
-          },
-        });
-        enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
-        enqueue.assign(delivery.assignment);
+        enqueue.sendTo('strays', { type: 'strays.add' as const, line: strayLineOf(params.event) });
       }),
       deliverCard: enqueueActions(({ context, enqueue }, params) => {
         const event = params.event as Extract<RunEvent, { type: 'policy_request' }>;
@@ -241,24 +250,23 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         const route = routeFor(context, event);
         if (route.kind === 'top-level' && route.warning) deps.onWarning?.(context.space, route.warning);
         const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
-        const isAnswer = event.type === 'answer';
+        if (event.type !== 'answer') {
+          enqueue.sendTo('strays', { type: 'strays.add' as const, line: strayLineOf(event) });
+          return;
+        }
         const thread =
-          isAnswer &&
-          context.settings.finalReplyInThread &&
-          record?.anchor &&
-          threadsOn(context) &&
-          !record.dm
+          context.settings.finalReplyInThread && record?.anchor && threadsOn(context) && !record.dm
             ? record.anchor
             : null;
         // An answer over the platform's limit goes out in parts rather than being refused whole.
-        const [first, ...continuation] = isAnswer ? answerParts(event.text, maxCharsOf(context.space)) : [];
+        const [first, ...continuation] = answerParts(event.text, maxCharsOf(context.space));
         const delivery = nextDelivery(context, {
-          purpose: isAnswer ? 'answer' : 'top-level entry',
+          purpose: 'answer',
           request: {
             space: context.space,
-            frame: isAnswer ? proseFrame(first ?? event.text) : lineOf(event),
+            frame: proseFrame(first ?? event.text),
             ...(thread ? { thread } : {}),
-            ...optionalClientId(clientIdOf(event, isAnswer ? 'answer' : 'top')),
+            ...optionalClientId(clientIdOf(event, 'answer')),
           },
           ...(continuation.length > 0 ? { continuation } : {}),
         });
