@@ -1,13 +1,12 @@
 // A fourth platform (`matrix:`) defined only in test code (test/platforms/matrix/): its surface passes the
 // ChatSurface contract, and a turn runs end to end through createRuntime given only its descriptor.
-import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import type { EmulatorServer } from '../../src/emulators/core/index.js';
 import { parseRunEvent } from '../../src/events/parse.js';
 import { builtinPlatforms } from '../../src/platforms/registry.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { describeSurfaceContract } from '../surfaces/contract.js';
+import { describeSurfaceContract, silentServer } from '../surfaces/contract.js';
 import { startMatrixEmulator } from './matrix/emulator.js';
 import { createMatrixSurface, MATRIX_CAPABILITIES, matrixPlatform } from './matrix/platform.js';
 
@@ -22,21 +21,6 @@ async function inspect(emulator: EmulatorServer, path: string, body: unknown): P
   });
   if (res.status !== 200) throw new Error(`/_emulator/${path}: ${res.status} ${await res.text()}`);
   return res.json();
-}
-
-/** A server that accepts requests and never answers. */
-async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer(() => {});
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 describeSurfaceContract('matrix (a platform defined in test code)', async () => {

@@ -25,11 +25,27 @@
  * Slack: a WebClient (`rejectRateLimitedCalls: true`) on the Slack emulator;
  * Discord: a REST client (no queueing of 429s) on the Discord emulator.
  */
+import { createServer, type Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatedMessage, RecordedCall } from '../../src/emulators/types.js';
 import { type PostRefs, postOnce } from '../../src/runtime/posting.js';
 import type { SurfaceFrame } from '../../src/surfaces/frame.js';
 import type { ChatSurface, PostedMessage, SurfaceError } from '../../src/surfaces/surface.js';
+
+/** A server that accepts requests and never answers: a harness's `unanswered()` points a surface at it. */
+export async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer(() => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 export interface ContractFault {
   op: 'create' | 'update';

@@ -1,23 +1,7 @@
 /** The Discord surface (@discordjs/rest, no queueing of 429s) against the ChatSurface contract, on the Discord emulator. */
-import { createServer, type Server } from 'node:http';
 import { createDiscordSurface } from '../../../src/platforms/discord/index.js';
-import { describeSurfaceContract } from '../../surfaces/contract.js';
+import { describeSurfaceContract, silentServer } from '../../surfaces/contract.js';
 import { CHANNEL, SPACE, startDiscordSurfaceHarness } from './harness.js';
-
-/** A server that accepts requests and never answers. */
-async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer(() => {});
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describeSurfaceContract('discord (@discordjs/rest on the emulator)', async () => {
   const h = await startDiscordSurfaceHarness();
