@@ -28,6 +28,7 @@ import {
   turnChildId,
 } from '../machines/space.machine.js';
 import type { TurnContext } from '../machines/turn.machine.js';
+import type { IntakeEvent, IntakeResult } from './actions/types.js';
 import { budgetDefaults } from './budget/config.js';
 import { createBudgetImplementations } from './budget/implementations.js';
 import { type Clock, systemClock } from './clock.js';
@@ -106,6 +107,12 @@ export interface TurnView {
 export interface Runtime {
   /** Validates, redacts, sequences and applies one event; a refused one is kept as a dead letter. */
   ingest(input: unknown): IngestResult;
+  /**
+   * Takes a verified platform event (a person's message, a button press) from
+   * a platform intake: a message becomes an anchor of its space, as an
+   * `inbound` event would (src/actions/types.ts).
+   */
+  receive(event: IntakeEvent): Promise<IntakeResult>;
   /** The live view of a turn, or the summary of a finished one (recent ones in memory). */
   turn(turnId: string): TurnView | undefined;
   /** The summary of a finished turn from the store, when it is no longer in memory. */
@@ -688,6 +695,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       apply(stamped.event);
       return { ok: true, event: stamped.event };
+    },
+    async receive(event) {
+      if (event.kind === 'click')
+        return { status: 'unknown', text: 'turnlog does not know the button on this message' };
+      const result = this.ingest({
+        type: 'inbound',
+        space: event.space,
+        messageId: event.messageId,
+        ...(event.threadId !== undefined ? { threadId: event.threadId } : {}),
+        dm: event.dm,
+        at: event.at,
+        eventId: `intake:${event.dedupeKey}`,
+      });
+      if (!result.ok) return { status: 'unknown', text: result.error };
+      return { status: result.duplicate ? 'duplicate' : 'accepted' };
     },
     turn(turnId) {
       const actor = turnActor(turnId);
