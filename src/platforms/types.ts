@@ -4,7 +4,9 @@
  * place config, budget, serve, routing and render read platform facts from,
  * so adding a platform means adding a folder and a registry line.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
+import type { IntakeSink } from '../actions/types.js';
 import type { BudgetInput } from '../budget/config.js';
 import type { ChatSurface, SurfaceCapabilities } from '../surfaces/surface.js';
 
@@ -26,6 +28,38 @@ export interface SurfaceContext {
   requestTimeoutMs?: number;
   /** The environment secrets and credentials are looked up in. Default: `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** What a platform intake gets: where verified events go, the clock, a logger. */
+export interface IntakeContext {
+  /** The runtime: takes a person's message or a button press (src/actions/types.ts). */
+  sink: IntakeSink;
+  /** Epoch ms (the runtime clock). */
+  now: () => number;
+  logger: {
+    info(message: string, fields?: Record<string, unknown>): void;
+    warn(message: string, fields?: Record<string, unknown>): void;
+  };
+  /** The environment secrets are looked up in. Default: `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * A platform's own events reaching turnlog (docs/http-api.md, "Platform
+ * intake"): an HTTP endpoint `turnlog serve` mounts at
+ * `/v1/platforms/<id>/events` (verified by the platform's own scheme, not the
+ * ingest token), and/or a connection it keeps (Discord's gateway, Slack's
+ * Socket Mode).
+ */
+export interface PlatformIntake {
+  /** Serves `POST /v1/platforms/<id>/events`; answers 401 to a request that fails verification. */
+  handle?(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** Connects (a gateway, a socket); serve awaits it after the runtime is ready. */
+  start?(): Promise<void>;
+  /** Disconnects; serve awaits it before the runtime stops. */
+  stop?(): Promise<void>;
+  /** Requests refused since start because they failed verification. */
+  refused(): number;
 }
 
 export interface PlatformDescriptor<Config = unknown> {
@@ -50,4 +84,9 @@ export interface PlatformDescriptor<Config = unknown> {
   readonly secretKeys?: readonly string[];
   /** The surface over the platform's official client. */
   createSurface(config: Config, context: SurfaceContext): ChatSurface;
+  /**
+   * The platform's intake, when its config asks for one (a signing secret, a
+   * gateway, an events audience); undefined when it does not.
+   */
+  createIntake?(config: Config, context: IntakeContext): PlatformIntake | undefined;
 }

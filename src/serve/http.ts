@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { spaceSchema } from '../events/schema.js';
 import { redactRawText } from '../events/scrub.js';
+import type { PlatformIntake } from '../platforms/types.js';
 import type { Runtime } from '../runtime.js';
 import type { DeadLetterRecord, MaybePromise } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
@@ -31,6 +32,8 @@ export interface IngestServerOptions {
     Runtime,
     'ingest' | 'sync' | 'turn' | 'finishedTurn' | 'configureSpace' | 'spaceSettings' | 'resetSpace'
   >;
+  /** Platform intakes by platform id, served at `POST /v1/platforms/<id>/events` (their own verification, no bearer token). */
+  intakes?: Readonly<Record<string, PlatformIntake>>;
   /** The configured surfaces, for `/healthz`. */
   surfaces: Partial<Record<string, ChatSurface>>;
   host: string;
@@ -72,6 +75,7 @@ const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 export const MIN_TOKEN_CHARS = 16;
 const TURN_PATH = /^\/v1\/turns\/([^/]+)$/;
 const SPACE_PATH = /^\/v1\/spaces\/([^/]+)$/;
+const INTAKE_PATH = /^\/v1\/platforms\/([^/]+)\/events$/;
 const spaceSettingsSchema = z
   .object({ threadsDisabled: z.boolean().optional(), dm: z.boolean().optional() })
   .strict();
@@ -237,6 +241,18 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     if (path === '/healthz') {
       allow(method, ['GET']);
       return getHealth(response);
+    }
+    const intake = INTAKE_PATH.exec(path);
+    if (intake !== null) {
+      const handle = options.intakes?.[intake[1] as string]?.handle;
+      if (handle === undefined) {
+        throw new HttpProblem(
+          404,
+          `no intake for platform "${intake[1]}" (configure platforms.${intake[1]} to receive its events)`,
+        );
+      }
+      allow(method, ['POST']);
+      return handle(request, response);
     }
     const turn = TURN_PATH.exec(path);
     const space = SPACE_PATH.exec(path);

@@ -17,7 +17,7 @@ import type { ChatSurface } from '../surfaces/surface.js';
 import { startIngestServer } from './http.js';
 import { createServeLogger, runtimeLoggerOf } from './logger.js';
 import { openServeStore } from './store.js';
-import { createSurfaces } from './surfaces.js';
+import { createIntakes, createSurfaces } from './surfaces.js';
 
 export { createBearerCheck, isLoopbackHost } from './auth.js';
 export { type IngestServer, type IngestServerOptions, startIngestServer } from './http.js';
@@ -94,10 +94,23 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
   }
 
   let server: Awaited<ReturnType<typeof startIngestServer>>;
+  const intakes = createIntakes(config.platforms, registry, {
+    sink: runtime,
+    now: () => clock.now(),
+    logger: {
+      info: (message, fields) => logger.info(fields ?? {}, message),
+      warn: (message, fields) => logger.warn(fields ?? {}, message),
+    },
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const stopIntakes = () =>
+    Promise.allSettled(Object.values(intakes).map((intake) => intake.stop?.())).then(() => undefined);
   try {
     await runtime.ready;
+    for (const intake of Object.values(intakes)) await intake.start?.();
     server = await startIngestServer({
       runtime,
+      intakes,
       surfaces,
       host: config.ingest.host,
       port: config.ingest.port,
@@ -110,6 +123,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       now: () => clock.now(),
     });
   } catch (error) {
+    await stopIntakes();
     await runtime.stop();
     await ownStore?.close();
     throw error;
@@ -121,6 +135,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       auth: config.ingest.token === undefined ? 'none (loopback)' : 'bearer',
       store: options.store === undefined ? config.store.path : 'given',
       surfaces: Object.keys(surfaces),
+      intakes: Object.keys(intakes),
     },
     'listening',
   );
@@ -140,6 +155,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       server.closeAllConnections();
       logger.warn('dropped the requests still in flight');
     }
+    await settlesWithin(stopIntakes(), Math.max(0, timeoutMs - (clock.now() - started)), clock);
     const remainingMs = Math.max(0, timeoutMs - (clock.now() - started));
     logger.info({ remainingMs }, 'flushing live turns');
     // Every live turn's pending frame goes out through its terminal slot before the actors stop.

@@ -1,7 +1,7 @@
 /** The chat surfaces `turnlog serve` posts through, one per configured platform. */
 import { ConfigError, type TurnlogConfig } from '../config.js';
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
-import type { SurfaceContext } from '../platforms/types.js';
+import type { IntakeContext, PlatformIntake, SurfaceContext } from '../platforms/types.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 
 /**
@@ -30,4 +30,23 @@ export function createSurfaces(
     );
   }
   return surfaces;
+}
+
+/**
+ * The intakes of the configured platforms that ask for one (docs/http-api.md,
+ * "Platform intake"): by platform id, for `POST /v1/platforms/<id>/events`
+ * and the connections serve keeps (a gateway).
+ */
+export function createIntakes(
+  platforms: TurnlogConfig['platforms'],
+  registry: PlatformRegistry,
+  context: IntakeContext,
+): Record<string, PlatformIntake> {
+  const intakes: Record<string, PlatformIntake> = {};
+  for (const [id, config] of Object.entries(platforms as Record<string, unknown>)) {
+    if (config === undefined) continue;
+    const intake = registry.get(id)?.createIntake?.(config, context);
+    if (intake !== undefined) intakes[id] = intake;
+  }
+  return intakes;
 }
