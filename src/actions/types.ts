@@ -105,3 +105,15 @@ export type NewAction = Action extends infer A
     ? Omit<A, 'id' | 'cursor'> & { id?: string }
     : never
   : never;
+
+/**
+ * What a click on a button turnlog rendered comes to, decided where the card
+ * lives (src/actions/clicks.ts): the first click on a card wins and becomes
+ * an action for the outbox; later ones are told who decided.
+ */
+export type ClickResolution =
+  | { status: 'accepted'; action: NewAction; text?: string }
+  | { status: 'already-decided' | 'unknown'; text: string };
+
+/** Resolves a click to the action it means (and edits the card / log to show it). */
+export type ClickResolver = (click: ClickIntake) => Promise<ClickResolution>;
