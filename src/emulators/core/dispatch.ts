@@ -7,7 +7,10 @@ import { answerInspection, INSPECTION_PREFIX } from './inspection.js';
 import type { CallNotes, EmulatorRequest, HttpAnswer, PlatformRoute } from './platform-handler.js';
 import type { EmulatorState } from './state.js';
 
-export function dispatchRequest(state: EmulatorState, req: EmulatorRequest): HttpAnswer {
+export function dispatchRequest(
+  state: EmulatorState,
+  req: EmulatorRequest,
+): HttpAnswer | Promise<HttpAnswer> {
   if (req.path.startsWith(INSPECTION_PREFIX)) return answerInspection(state, req);
   return answerPlatformCall(state, req);
 }

@@ -10,6 +10,10 @@ export const INSPECTION_PREFIX = '/_emulator/';
 
 const rulesBody = z.object({ rules: z.array(z.unknown()) }).strict();
 const deleteBody = z.object({ messageId: z.string().min(1) }).strict();
+const appBody = z.object({ url: z.url(), secret: z.string().min(1).optional() }).strict();
+const clickBody = z
+  .object({ messageId: z.string().min(1), action: z.string().min(1), user: z.string().min(1).optional() })
+  .strict();
 const sinceQuery = z.coerce.number().int().nonnegative();
 
 function parseBody<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
@@ -18,7 +22,7 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
   return parsed.data;
 }
 
-type Endpoint = (state: EmulatorState, req: EmulatorRequest) => HttpAnswer;
+type Endpoint = (state: EmulatorState, req: EmulatorRequest) => HttpAnswer | Promise<HttpAnswer>;
 
 const ok = (body: unknown): HttpAnswer => ({ status: 200, body });
 
@@ -47,7 +51,37 @@ const ENDPOINTS: Record<string, Endpoint> = {
     const { rules } = parseBody(rulesBody, req.body, 'limits body');
     return ok({ rules: state.limits(rules as LimitRule[]) });
   },
-  'POST inbound': (state, req) => ok(state.inbound(req.body as InboundInput)),
+  'POST inbound': async (state, req) => {
+    const result = state.inbound(req.body as InboundInput);
+    const message = state.context.store.get(result.messageId);
+    if (message !== undefined) await state.handler.deliverInbound?.(message, state.context);
+    return ok(result);
+  },
+  'POST app': (state, req) => {
+    const registration = parseBody(appBody, req.body, 'app body');
+    if (!state.handler.registerApp) {
+      throw new EmulatorInputError(
+        `this ${state.platform} emulator takes no app registration (a bot connects to its gateway instead)`,
+      );
+    }
+    state.handler.registerApp(
+      { url: registration.url, ...(registration.secret ? { secret: registration.secret } : {}) },
+      state.context,
+    );
+    return ok({ registered: true });
+  },
+  'POST click': async (state, req) => {
+    const click = parseBody(clickBody, req.body, 'click body');
+    if (!state.handler.click) throw new EmulatorInputError(`this ${state.platform} emulator has no buttons`);
+    const message = state.context.store.get(click.messageId);
+    if (!message) throw new EmulatorInputError(`no message ${JSON.stringify(click.messageId)} to click`, 404);
+    return ok(
+      await state.handler.click(
+        { messageId: click.messageId, action: click.action, ...(click.user ? { user: click.user } : {}) },
+        state.context,
+      ),
+    );
+  },
   'POST delete': (state, req) => {
     const { messageId } = parseBody(deleteBody, req.body, 'delete body');
     state.deleteMessage(messageId);
@@ -60,18 +94,23 @@ const ENDPOINTS: Record<string, Endpoint> = {
 };
 
 /** Answers an inspection request; bad input → 400 (404 for an unknown message) with `{error}` naming what is wrong. */
-export function answerInspection(state: EmulatorState, req: EmulatorRequest): HttpAnswer {
+export async function answerInspection(state: EmulatorState, req: EmulatorRequest): Promise<HttpAnswer> {
   const name = req.path.slice(INSPECTION_PREFIX.length);
-  const endpoint = ENDPOINTS[`${req.method} ${name}`];
+  const own = state.handler.endpoints?.[`${req.method} ${name}`];
+  const endpoint: Endpoint | undefined = own
+    ? (_state, request) => own(request, state.context)
+    : ENDPOINTS[`${req.method} ${name}`];
   if (!endpoint) {
-    const known = Object.keys(ENDPOINTS).map((key) => key.replace(' ', ` ${INSPECTION_PREFIX}`));
+    const known = [...Object.keys(ENDPOINTS), ...Object.keys(state.handler.endpoints ?? {})].map((key) =>
+      key.replace(' ', ` ${INSPECTION_PREFIX}`),
+    );
     return {
       status: 404,
       body: { error: `no emulator endpoint ${req.method} ${req.path}; known: ${known.join(', ')}` },
     };
   }
   try {
-    return endpoint(state, req);
+    return await endpoint(state, req);
   } catch (error) {
     if (error instanceof EmulatorInputError) return { status: error.status, body: { error: error.message } };
     throw error;

@@ -104,6 +104,33 @@ export interface InboundResult {
   threadId: string;
 }
 
+/** `POST /_emulator/app`: where the app's events go, the platform's way. */
+export interface AppRegistration {
+  /** The app's events endpoint (turnlog serve's `/v1/platforms/<id>/events`). */
+  url: string;
+  /** Slack: the signing secret; Google Chat: the JWT audience. */
+  secret?: string;
+}
+
+/** `POST /_emulator/click`: a person presses a button. */
+export interface ClickInput {
+  /** The message the button is on (the platform's own id). */
+  messageId: string;
+  /** The button's action id, or its value. */
+  action: string;
+  /** The person's id; the platform picks a default. */
+  user?: string;
+}
+
+export interface ClickResult {
+  /** The app (or bot) received the interaction and answered it. */
+  delivered: boolean;
+  /** The app's HTTP status (or the interaction callback's), 0 when nothing answered. */
+  status: number;
+  /** What the app answered the person, when the platform shows it (an ephemeral reply). */
+  reply?: string;
+}
+
 /** What every handler call can reach: the shared store and clock. */
 export interface HandlerContext {
   readonly platform: Platform;
@@ -140,4 +167,22 @@ export interface PlatformHandler {
    * in `message.data`; undefined for a plain message. Shown by `GET /_emulator/messages`.
    */
   messageContent?(message: StoredMessage): MessageContentView | undefined;
+  /** `POST /_emulator/app` (Slack, Google Chat): keeps where to deliver this app's events. */
+  registerApp?(input: AppRegistration, ctx: HandlerContext): void;
+  /**
+   * Delivers a person's message just stored by `inbound` to the registered app
+   * (or connected bot), the platform's way; resolves once it was answered
+   * (or nothing is registered). Called by `POST /_emulator/inbound`.
+   */
+  deliverInbound?(message: StoredMessage, ctx: HandlerContext): Promise<void>;
+  /** `POST /_emulator/click`: a person presses a button; delivered the platform's way. */
+  click?(input: ClickInput, ctx: HandlerContext): Promise<ClickResult>;
+  /** More `/_emulator/<name>` endpoints of this platform, by `"<METHOD> <name>"` (e.g. `"GET jwks"`). */
+  endpoints?: Readonly<
+    Record<string, (req: EmulatorRequest, ctx: HandlerContext) => HttpAnswer | Promise<HttpAnswer>>
+  >;
+  /** Called once the emulator listens, e.g. to serve a WebSocket gateway on the same server. */
+  attach?(server: import('node:http').Server, ctx: HandlerContext & { url: string }): void;
+  /** Called when the emulator closes (close gateway connections). */
+  detach?(): Promise<void>;
 }

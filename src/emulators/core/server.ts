@@ -136,13 +136,17 @@ export async function createEmulatorServer(opts: EmulatorServerOptions): Promise
     });
   });
   const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  opts.handler.attach?.(server, { ...state.context, url });
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url,
     state,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await opts.handler.detach?.();
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }

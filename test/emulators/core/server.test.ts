@@ -351,3 +351,18 @@ describe('emulator server: reset and bad input', () => {
     expect(await calls()).toMatchObject([{ op: 'other', status: 400, path: '/api/post' }]);
   });
 });
+
+describe('emulator server: apps and clicks (docs/emulators.md "Two-way")', () => {
+  it('names what is wrong when a platform takes no app registration or has no buttons, and a click on an unknown message', async () => {
+    const app = await call('POST', '/_emulator/app', { url: 'http://127.0.0.1:1/v1/platforms/slack/events' });
+    expect(app.status).toBe(400);
+    expect(app.body.error).toMatch(/takes no app registration/);
+    const badUrl = await call('POST', '/_emulator/app', { url: 'not a url' });
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body.error).toMatch(/url/);
+    await post('C1', 'hello');
+    const click = await call('POST', '/_emulator/click', { messageId: 'm1', action: 'approve' });
+    expect(click.status).toBe(400);
+    expect(click.body.error).toMatch(/has no buttons/);
+  });
+});
