@@ -332,7 +332,7 @@ describe('discord emulator: the gateway', () => {
     await vi.waitFor(() => expect(second.received.map((p) => p.t)).toContain('RESUMED'));
     const replayed = second.received.filter((p) => p.op === GatewayOp.Dispatch);
     expect(replayed.map((p) => p.t)).toEqual(['CHANNEL_CREATE', 'MESSAGE_CREATE', 'RESUMED']);
-    expect((replayed[1]?.d as { id: string }).id).toBe(missed.messageId);
+    expect(replayed[1]?.d).toMatchObject({ id: missed.messageId });
     expect(replayed.map((p) => p.s)).toEqual([lastSeq + 1, lastSeq + 2, lastSeq + 3]);
 
     const stranger = await rawSocket(`${h.emulator.gateway.url}?v=10&encoding=json`);
