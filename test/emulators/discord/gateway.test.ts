@@ -125,6 +125,12 @@ describe('discord emulator: the gateway', () => {
     expect(h.emulator.gateway.sessions()).toEqual([
       expect.objectContaining({ bot: { id: me.id, username: me.username }, connected: true }),
     ]);
+    const shown = await h.raw('GET', '/_emulator/gateway');
+    expect(shown.body).toMatchObject({
+      url: h.emulator.gateway.url,
+      connections: 1,
+      sessions: [{ bot: { id: me.id }, connected: true, seq: expect.any(Number) }],
+    });
   });
 
   it('acks heartbeats (a short interval: the client beats on its own)', async () => {
@@ -236,8 +242,18 @@ describe('discord emulator: the gateway', () => {
     const client = await connect(h);
     const card = await postCard(h);
     const answered: { id: string; token: string }[] = [];
+    const refused: unknown[] = [];
     client.on(Events.InteractionCreate, async (interaction) => {
       if (!interaction.isButton()) return;
+      // A callback type the emulator does not take (9: a modal) is refused naming the field; the interaction stays open.
+      const modal = await h.raw(
+        'POST',
+        `/api/v10/interactions/${interaction.id}/${interaction.token}/callback`,
+        {
+          type: 9,
+        },
+      );
+      refused.push(modal.body);
       await interaction.deferUpdate();
       answered.push({ id: interaction.id, token: interaction.token });
     });
@@ -246,6 +262,13 @@ describe('discord emulator: the gateway', () => {
       status: 204,
     });
     await vi.waitFor(() => expect(answered).toHaveLength(1));
+    expect(refused).toEqual([
+      {
+        code: 50035,
+        message: 'Invalid Form Body',
+        errors: { type: { _errors: [expect.objectContaining({ code: 'ENUM_TYPE_COERCE' })] } },
+      },
+    ]);
     const again = await h.raw(
       'POST',
       `/api/v10/interactions/${answered[0]!.id}/${answered[0]!.token}/callback`,
