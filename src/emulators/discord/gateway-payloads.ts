@@ -37,6 +37,7 @@ export const GatewayClose = {
   InvalidShard: 4010,
   InvalidApiVersion: 4012,
   InvalidIntents: 4013,
+  DisallowedIntents: 4014,
 } as const;
 
 /** https://discord.com/developers/docs/events/gateway#gateway-intents (the ones the emulator honours). */
@@ -46,6 +47,9 @@ export const Intent = {
   DirectMessages: 1 << 12,
   MessageContent: 1 << 15,
 } as const;
+
+/** Intents an app must switch on in the developer portal (Bot → Privileged Gateway Intents). */
+export const PRIVILEGED_INTENTS = (1 << 1) | (1 << 8) | Intent.MessageContent;
 
 /** Every intent bit Discord defines (0–25 without the gaps is close enough: unknown bits are 4013). */
 export const KNOWN_INTENTS = (1 << 26) - 1;

@@ -35,6 +35,7 @@ import {
   Intent,
   KNOWN_INTENTS,
   messageCreatePayload,
+  PRIVILEGED_INTENTS,
   readyPayload,
 } from './gateway-payloads.js';
 import { type DiscordWorld, messageData } from './world.js';
@@ -58,6 +59,12 @@ export interface DiscordGatewayOptions {
   heartbeatIntervalMs?: number;
   /** How long a click waits for the interaction's answer (ms). Default {@link INTERACTION_DEADLINE_MS}. */
   interactionTimeoutMs?: number;
+  /**
+   * False: the app has not switched on its privileged intents in the portal,
+   * so an IDENTIFY asking for Message Content (or Guild Members, Presences)
+   * is closed with 4014, as on Discord. Default true.
+   */
+  privilegedIntents?: boolean;
 }
 
 /** One gateway session as `GET /_emulator/gateway` shows it. */
@@ -235,6 +242,9 @@ export function createDiscordGateway(opts: DiscordGatewayOptions = {}): DiscordG
     }
     if (typeof d.intents !== 'number' || !Number.isInteger(d.intents) || (d.intents & ~KNOWN_INTENTS) !== 0) {
       return close(connection, GatewayClose.InvalidIntents, 'Invalid intent(s).');
+    }
+    if (opts.privilegedIntents === false && (d.intents & PRIVILEGED_INTENTS) !== 0) {
+      return close(connection, GatewayClose.DisallowedIntents, 'Disallowed intent(s).');
     }
     const current = world!;
     const session: Session = {

@@ -98,6 +98,12 @@ function gatewayError(error: unknown, apiUrl: string | undefined): DiscordGatewa
       { cause: error },
     );
   }
+  if (/disallowed intents/i.test(message)) {
+    return new DiscordGatewayError(
+      `the Discord gateway refused the Message Content intent (platforms.discord.gateway): switch on "Message Content Intent" under Bot → Privileged Gateway Intents in the developer portal (${message})`,
+      { cause: error },
+    );
+  }
   return new DiscordGatewayError(
     `could not join the Discord gateway${apiUrl ? ` named by ${apiUrl}` : ''} (platforms.discord.gateway): ${message}`,
     { cause: error },

@@ -242,6 +242,13 @@ describe('Discord gateway intake', () => {
     expect(e.emulator.gateway.connections()).toBe(0);
   });
 
+  it('a bot whose privileged intents are off in the portal fails start() saying to switch on Message Content', async () => {
+    e = await startDiscordE2E({ emulator: { gateway: { privilegedIntents: false } } });
+    const blocked = createDiscordIntake({ token: TOKEN, apiUrl: e.emulator.url, sink: e.runtime, logger });
+    await expect(blocked.start()).rejects.toThrow(/Message Content Intent.*Privileged Gateway Intents/);
+    await vi.waitFor(() => expect(e?.emulator.gateway.connections()).toBe(0));
+  });
+
   it('stop() closes the connection: no socket is left open', async () => {
     const { e } = await setUp();
     expect(e.emulator.gateway.connections()).toBe(1);
