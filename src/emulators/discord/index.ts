@@ -69,6 +69,8 @@ export interface DiscordEmulator extends EmulatorServer {
     /** Open WebSocket connections. */
     connections(): number;
     sessions(): GatewaySessionView[];
+    /** The network drops every connection (no close frame): a client resumes and gets what it missed. */
+    drop(): void;
   };
 }
 
@@ -95,6 +97,7 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
       url: handler.gateway.url()!,
       connections: () => handler.gateway.connections(),
       sessions: () => handler.gateway.sessions(),
+      drop: () => handler.gateway.drop(),
     },
     archiveThread(threadId) {
       const thread = context.store.getThread(threadId);
