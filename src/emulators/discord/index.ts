@@ -1,6 +1,8 @@
 /**
  * The Discord emulator: a loopback server speaking the subset of the Discord
- * v10 REST API turnlog uses, for the official client unmodified:
+ * v10 REST API turnlog uses, and a minimal Gateway v10 on the same port
+ * (gateway.ts: what discord.js's `Client` needs to receive messages and
+ * button presses), for the official clients unmodified:
  *
  * ```ts
  * const emulator = await startDiscordEmulator();
