@@ -149,6 +149,14 @@ export function createGchatIntake(options: GchatIntakeOptions, context: IntakeCo
       seen.delete(key);
       throw error;
     }
+    if (result.status === 'unknown') {
+      // Not taken (a space turnlog does not serve, a bad timestamp): said in the log, not dropped silently.
+      context.logger.warn('gchat intake: the runtime did not take an event', {
+        kind: event.kind,
+        messageId: event.messageId,
+        reason: result.text,
+      });
+    }
     if (event.kind === 'message' || result.status === 'accepted' || result.text === undefined) {
       sendJson(response, 200, {});
       return;
