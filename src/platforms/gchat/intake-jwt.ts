@@ -32,6 +32,8 @@ const MIN_MAX_AGE_MS = 60_000;
 const MAX_MAX_AGE_MS = 6 * 60 * 60_000;
 /** Least time between two fetches caused by an unknown `kid`. */
 const MIN_REFETCH_MS = 60_000;
+/** After a failed fetch, requests wait this long before another is tried (they get the same error). */
+const FAILURE_BACKOFF_MS = 10_000;
 const FETCH_TIMEOUT_MS = 10_000;
 
 /** The request does not carry a token Google Chat signed for this app: answer 401. */
@@ -114,6 +116,7 @@ export function createChatTokenVerifier(options: ChatTokenVerifierOptions): Chat
   const client = new OAuth2Client();
   let cache: { certs: Certs; fetchedAt: number; expiresAt: number } | undefined;
   let fetching: Promise<Certs> | undefined;
+  let failure: { at: number; error: ChatKeysUnavailableError } | undefined;
 
   async function fetchCerts(): Promise<Certs> {
     let response: Response;
@@ -140,12 +143,29 @@ export function createChatTokenVerifier(options: ChatTokenVerifierOptions): Chat
     return certs;
   }
 
-  /** One fetch at a time: concurrent requests share it. */
-  function refresh(): Promise<Certs> {
+  /**
+   * One fetch at a time: concurrent requests share it. A failed fetch is not
+   * retried for FAILURE_BACKOFF_MS; meanwhile keys already known stay in use
+   * (stale beats refusing every event while Google's endpoint is down).
+   */
+  async function refresh(): Promise<Certs> {
+    if (failure !== undefined && options.now() - failure.at < FAILURE_BACKOFF_MS) {
+      if (cache !== undefined) return cache.certs;
+      throw failure.error;
+    }
     fetching ??= fetchCerts().finally(() => {
       fetching = undefined;
     });
-    return fetching;
+    try {
+      const certs = await fetching;
+      failure = undefined;
+      return certs;
+    } catch (error) {
+      if (!(error instanceof ChatKeysUnavailableError)) throw error;
+      failure = { at: options.now(), error };
+      if (cache !== undefined) return cache.certs;
+      throw error;
+    }
   }
 
   async function certsFor(kid: string | undefined): Promise<Certs> {
