@@ -6,7 +6,14 @@
  * `action.actionMethodName` / `action.parameters`).
  * https://developers.google.com/workspace/chat/api/reference/rest/v1/Event
  */
-import { POLICY_DECISION_ACTION } from './render.js';
+
+/**
+ * The `function` turnlog's buttons invoke: render.ts `POLICY_DECISION_ACTION`
+ * (a test holds them equal). Repeated, not imported: the emulator reads
+ * buttons back with this module, and render.ts would pull the platform
+ * registry into the emulator's imports (an import cycle).
+ */
+export const TURNLOG_BUTTON_FUNCTION = 'turnlog.policyDecision';
 
 /** A policy button's `decision` parameter → its action id: the inverse of render.ts `DECISIONS`. */
 const ACTION_OF_DECISION: Readonly<Record<string, string>> = {
@@ -23,7 +30,7 @@ export function gchatButtonActionId(
   invokedFunction: string | undefined,
   parameters: Readonly<Record<string, string>>,
 ): string | undefined {
-  if (invokedFunction !== POLICY_DECISION_ACTION) return undefined;
+  if (invokedFunction !== TURNLOG_BUTTON_FUNCTION) return undefined;
   const action = parameters.action;
   if (action !== undefined && action !== '') return action;
   const decision = parameters.decision;

@@ -5,8 +5,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OAuth2Client } from 'google-auth-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TURNLOG_BUTTON_FUNCTION } from '../../../src/platforms/gchat/intake-buttons.js';
 import { certsFromKeyDocument } from '../../../src/platforms/gchat/intake-jwt.js';
-import { renderGchatCard } from '../../../src/platforms/gchat/render.js';
+import { POLICY_DECISION_ACTION, renderGchatCard } from '../../../src/platforms/gchat/render.js';
 import { type GchatHarness, personPosts, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';
@@ -53,7 +54,8 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await h.close();
-  await new Promise((resolve) => app?.server.close(resolve));
+  const server = app?.server;
+  if (server) await new Promise((resolve) => server.close(resolve));
   app = undefined;
 });
 
@@ -150,6 +152,10 @@ describe('gchat emulator: the app, its JWTs and clicks', () => {
       expect((await post(h.emulator.url, 'click', { messageId: card, action })).body.delivered).toBe(true);
       expect(app.received.at(-1)?.body).toMatchObject({ common: { parameters: { decision: 'rejected' } } });
     }
+  });
+
+  it("reads buttons back by the function turnlog's renderer gives them", () => {
+    expect(TURNLOG_BUTTON_FUNCTION).toBe(POLICY_DECISION_ACTION);
   });
 
   it('names what is wrong: no such button, a message without buttons, an unknown message, an app without its audience', async () => {
