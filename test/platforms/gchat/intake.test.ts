@@ -78,7 +78,9 @@ afterEach(async () => {
   rig = undefined;
 });
 
-async function startRig(opts: { tokenNow?: () => number; secret?: string } = {}): Promise<Rig> {
+async function startRig(
+  opts: { tokenNow?: () => number; secret?: string; jwksUrl?: string } = {},
+): Promise<Rig> {
   const e2e = await startGchatE2E({ emulator: opts.tokenNow ? { tokenNow: opts.tokenNow } : {} });
   const warnings: string[] = [];
   const receive = vi.spyOn(e2e.runtime, 'receive');
@@ -86,7 +88,7 @@ async function startRig(opts: { tokenNow?: () => number; secret?: string } = {})
   const intake = gchat.createIntake?.(
     gchat.configSchema.parse({
       apiUrl: e2e.emulator.url,
-      events: { audience: AUDIENCE, jwksUrl: `${e2e.emulator.url}/_emulator/jwks` },
+      events: { audience: AUDIENCE, jwksUrl: opts.jwksUrl ?? `${e2e.emulator.url}/_emulator/jwks` },
     }),
     {
       sink: e2e.runtime,
@@ -196,7 +198,19 @@ describe('Google Chat intake: verification', () => {
     expect(r.receive).not.toHaveBeenCalled();
   });
 
-  it('ignores a replayed request; answers 400 naming what is wrong for a bad body or an unknown event type', async () => {
+  it("answers 503 without counting a refusal while Google's keys cannot be read", async () => {
+    const r = await startRig({ jwksUrl: 'http://127.0.0.1:1/keys' });
+    await personPosts(r, 'hello');
+    expect(r.relay.seen.map((s) => s.status)).toEqual([503]);
+    expect(JSON.parse(r.relay.seen[0]!.answer).error).toMatch(
+      /could not fetch Google Chat's keys from http:\/\/127\.0\.0\.1:1\/keys/,
+    );
+    expect(r.warnings.join('\n')).toMatch(/cannot verify requests/);
+    expect(r.intake.refused()).toBe(0);
+    expect(r.receive).not.toHaveBeenCalled();
+  });
+
+  it('ignores a replayed request; answers 400 naming what is wrong for a bad body or an unknown event type, 413 for a body no Chat event has', async () => {
     const r = await startRig();
     await personPosts(r, 'hello');
     const valid = r.relay.seen[0] as Recorded;
@@ -204,6 +218,8 @@ describe('Google Chat intake: verification', () => {
     expect(replay).toEqual({ status: 200, body: {} });
     expect(r.receive).toHaveBeenCalledTimes(1);
 
+    const huge = await r.send(valid.authorization, JSON.stringify({ padding: 'x'.repeat(300_000) }));
+    expect(huge.status).toBe(413);
     const notJson = await r.send(valid.authorization, '{"type": "MESSAGE",');
     expect(notJson.status).toBe(400);
     expect(notJson.body.error).toMatch(/the body is not JSON/);
