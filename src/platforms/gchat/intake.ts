@@ -129,6 +129,9 @@ export function createGchatIntake(options: GchatIntakeOptions, context: IntakeCo
       return;
     }
     if (intake.kind === 'foreign-button') {
+      context.logger.warn('gchat intake: a click on a button turnlog did not render', {
+        reason: intake.text,
+      });
       sendJson(response, 200, privateReply(intake.user, intake.text));
       return;
     }

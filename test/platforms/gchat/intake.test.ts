@@ -313,6 +313,22 @@ describe('Google Chat intake: events to the runtime', () => {
     const again = r.relay.seen[1] as Recorded;
     expect(await r.send(again.authorization, again.body)).toEqual({ status: 200, body: {} });
     expect(r.receive).toHaveBeenCalledTimes(2);
+    // A button of another app's making is not the runtime's: the clicker is told.
+    const foreign = JSON.parse(again.body) as Record<string, unknown>;
+    const other = await r.send(
+      again.authorization,
+      JSON.stringify({
+        ...foreign,
+        common: { invokedFunction: 'other.app', parameters: {} },
+        action: undefined,
+      }),
+    );
+    expect(other.body).toEqual({
+      actionResponse: { type: 'NEW_MESSAGE' },
+      privateMessageViewer: { name: 'users/bob' },
+      text: 'turnlog does not know this button (other.app).',
+    });
+    expect(r.receive).toHaveBeenCalledTimes(2);
     // Reject is another click: taken.
     await r.emulator('click', { messageId: card?.id, action: 'reject', user: 'bob' });
     expect(r.receive.mock.calls[2]?.[0]).toMatchObject({ kind: 'click', action: 'reject' });
