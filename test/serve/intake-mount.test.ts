@@ -81,7 +81,7 @@ describe('POST /v1/platforms/<id>/events', () => {
       action: { type: 'message', text: 'hello' },
     });
     const again = await post('gchat', 'good');
-    expect(await again.json()).toEqual({ status: 'duplicate' });
+    expect(await again.json()).toMatchObject({ status: 'duplicate' });
 
     const none = await post('slack', 'good');
     expect(none.status).toBe(404);
