@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Action, MessageIntake } from '../../src/actions/types.js';
 import { createMemoryStore } from '../../src/store/memory.js';
 import { type Harness, SPACE, settle, startRuntime } from '../runtime/runtime.helpers.js';
+import { decision, startActionsRuntime } from './actions.helpers.js';
 
 const harnesses: Harness[] = [];
 afterEach(async () => {
@@ -159,5 +160,27 @@ describe('Runtime.actions and onAction', () => {
     unsubscribe();
     await h.runtime.receive(personSays(h, 'second'));
     expect(seen).toEqual([first.action]);
+  });
+});
+
+describe('Runtime.receive: a click', () => {
+  it('records the action its resolver accepts; a second click is told it was decided, and records nothing', async () => {
+    const h = await startActionsRuntime();
+    h.buttons.set('card-1 approve', decision('T1', 'r1', 'approved'));
+    const first = await h.runtime.receive(h.click('card-1', 'approve', 'i1'));
+    expect(first.status).toBe('accepted');
+    expect(first.action).toMatchObject({
+      type: 'decision',
+      turnId: 'T1',
+      requestId: 'r1',
+      decision: 'approved',
+      user: { id: 'users/1', name: 'Bob' },
+    });
+    expect(await h.runtime.receive(h.click('card-1', 'approve', 'i2'))).toEqual({
+      status: 'already-decided',
+      text: 'already decided',
+    });
+    expect((await h.runtime.actions()).actions).toEqual([first.action]);
+    await h.runtime.stop();
   });
 });
