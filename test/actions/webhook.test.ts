@@ -19,6 +19,7 @@ import {
   verifyTurnlogSignature,
   type WebhookDelivery,
 } from '../../src/actions/webhook.js';
+import { loadConfig, resolveConfig } from '../../src/config.js';
 import { createMemoryStore } from '../../src/store/memory.js';
 import { createSqliteStore } from '../../src/store/sqlite.js';
 import type { TurnlogStore } from '../../src/store/store.js';
@@ -241,5 +242,33 @@ describe('the actions webhook', () => {
         },
       }),
     ).rejects.toThrow('actions.webhook.secret: environment variable TURNLOG_NOT_SET_ANYWHERE is not set');
+  });
+});
+
+describe('actions.webhook in the config', () => {
+  const base = { platforms: { gchat: { apiUrl: 'http://127.0.0.1:8900' } } };
+
+  it('loadConfig reads an env:NAME secret, and names the key when the variable is unset', () => {
+    const config = loadConfig(
+      { ...base, actions: { webhook: { url: 'https://host.example/hook', secret: 'env:HOOK_SECRET' } } },
+      { HOOK_SECRET: 'from-env' },
+    );
+    expect(config.actions.webhook).toEqual({ url: 'https://host.example/hook', secret: 'from-env' });
+    expect(() =>
+      loadConfig(
+        { ...base, actions: { webhook: { url: 'https://host.example/hook', secret: 'env:HOOK_SECRET' } } },
+        {},
+      ),
+    ).toThrow('actions.webhook.secret: environment variable HOOK_SECRET is not set');
+  });
+
+  it('refuses a webhook without a secret, a URL that is not http(s), and unknown keys, naming them', () => {
+    expect(() => resolveConfig({ actions: { webhook: { url: 'https://host.example/hook' } } })).toThrow(
+      /actions\.webhook\.secret/,
+    );
+    expect(() => resolveConfig({ actions: { webhook: { url: 'ftp://host.example', secret: 's' } } })).toThrow(
+      /actions\.webhook\.url: an http\(s\) URL/,
+    );
+    expect(() => resolveConfig({ actions: { hook: {} } })).toThrow(/actions/);
   });
 });
