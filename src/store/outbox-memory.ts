@@ -40,8 +40,10 @@ export function createMemoryOutbox(): OutboxMethods {
       byId.set(action.id, stored);
       return { action: structuredClone(stored), duplicate: false };
     },
-    actionsAfter: (after, limit) =>
-      kept.slice(firstAfter(after), firstAfter(after) + limit).map((k) => structuredClone(k.action)),
+    actionsAfter(after, limit) {
+      const from = firstAfter(after);
+      return kept.slice(from, from + limit).map((k) => structuredClone(k.action));
+    },
     pruneActions(keptBefore, max) {
       let n = 0;
       while (n < max && kept.length > 0 && (kept[0] as { keptAt: number }).keptAt < keptBefore) {
