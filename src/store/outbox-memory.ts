@@ -46,11 +46,8 @@ export function createMemoryOutbox(): OutboxMethods {
     },
     pruneActions(keptBefore, max) {
       let n = 0;
-      while (n < max && kept.length > 0 && (kept[0] as { keptAt: number }).keptAt < keptBefore) {
-        const gone = kept.shift() as { action: Action };
-        byId.delete(gone.action.id);
-        n++;
-      }
+      while (n < max && n < kept.length && (kept[n] as { keptAt: number }).keptAt < keptBefore) n++;
+      for (const gone of kept.splice(0, n)) byId.delete(gone.action.id);
       return n;
     },
     actionCursor: (consumer) => cursors.get(consumer),
