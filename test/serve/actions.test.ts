@@ -5,9 +5,12 @@
  * passes, 400 for a bad cursor or wait, 401 without the token, and a wait
  * that ends when the client goes away or the server closes.
  */
-import { request } from 'node:http';
+import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Action, MessageIntake } from '../../src/actions/types.js';
+import { verifyTurnlogSignature } from '../../src/actions/webhook.js';
 import type { Runtime } from '../../src/runtime.js';
 import { getJson, SPACE, startTestServe, type TestServe, TOKEN } from './serve.helpers.js';
 
@@ -143,5 +146,43 @@ describe('GET /v1/actions', () => {
     serve = undefined;
     expect((await waiting).json).toEqual({ actions: [], cursor: '0' });
     await closing;
+  });
+});
+
+describe('serve with actions.webhook', () => {
+  it('pushes each recorded action to the host, signed, besides GET /v1/actions', async () => {
+    const bodies: { body: string; signature: string }[] = [];
+    const host = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += String(chunk);
+      });
+      request.on('end', () => {
+        bodies.push({ body, signature: String(request.headers['x-turnlog-signature']) });
+        response.writeHead(204).end();
+      });
+    });
+    host.listen(0, '127.0.0.1');
+    await once(host, 'listening');
+    const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}/hook`;
+    try {
+      serve = await startTestServe({
+        ingest: { token: TOKEN },
+        config: { actions: { webhook: { url, secret: 'hook-secret-0123456789' } } },
+      });
+      const action = await personSays(serve, 'ship it');
+      await vi.waitFor(() => expect(bodies).toHaveLength(1), { timeout: 5_000 });
+      expect(JSON.parse(bodies[0]?.body ?? '')).toEqual({ actions: [action] });
+      expect(
+        verifyTurnlogSignature('hook-secret-0123456789', bodies[0]?.signature, bodies[0]?.body ?? '', {
+          nowS: 0,
+        }),
+      ).toBe(true);
+      expect((await get(serve, '')).json).toEqual({ actions: [action], cursor: action.cursor });
+      await serve.close();
+      serve = undefined;
+    } finally {
+      await new Promise((resolve) => host.close(resolve));
+    }
   });
 });
