@@ -15,7 +15,11 @@
  * answered (`budget.granted`, or refused for its own wait) when its turn
  * comes, so nobody polls. `budget.terminal.book` is answered with
  * `budget.funded`, at once when the frame is funded now, else when its time
- * comes; it also takes the card out of the line. `budget.card.closed` drops
+ * comes; it also takes the card out of the line. `budget.queued.book` (a
+ * policy card) is answered with `budget.funded` when its channel is free and
+ * a token is there that no terminal frame is owed: cards never delay answers,
+ * and a channel's turns take turns. `budget.advisory.request` (typing) is
+ * answered at once, granted only from spare tokens. `budget.card.closed` drops
  * the card from the fair share and the line. The math is in src/budget/bucket.ts.
  *
  * Pure definition: every action, guard and delay is declared by name. The
@@ -38,6 +42,8 @@ export interface BudgetMachineContext {
   config: BudgetConfig;
   budget: BudgetState;
   waiters: BudgetWaiter[];
+  /** Who to tell when a queued write is funded, by its id. */
+  queuedReplyTo: Record<number, AnyActorRef>;
   /** Who to answer for each card waiting in the line (updated in place: one entry per waiting card). */
   lineReplyTo: Record<string, AnyActorRef>;
   /** How long the current cool-off lasts from when it was (re)started. */
@@ -46,6 +52,17 @@ export interface BudgetMachineContext {
   nextDueAt: number | null;
   /** The delay to `nextDueAt`, from when it was scheduled. */
   nextDueInMs: number;
+}
+
+export interface QueuedBookParams {
+  channel: string;
+  group: string;
+  replyTo: AnyActorRef;
+}
+
+export interface AdvisoryParams {
+  purpose: string;
+  replyTo: AnyActorRef;
 }
 
 export interface FrameRequestParams {
@@ -73,6 +90,8 @@ export const budgetMachine = setup({
     answerProgress: providedBySrc<FrameRequestParams>('answerProgress'),
     refuseDuringCoolOff: providedBySrc<FrameRequestParams>('refuseDuringCoolOff'),
     bookTerminal: providedBySrc<FrameRequestParams>('bookTerminal'),
+    bookQueued: providedBySrc<QueuedBookParams>('bookQueued'),
+    answerAdvisory: providedBySrc<AdvisoryParams>('answerAdvisory'),
     startCoolOff: providedBySrc<{ retryAfterMs: number }>('startCoolOff'),
     serveDue: providedBySrc<undefined>('serveDue'),
     closeCard: providedBySrc<{ cardId: string }>('closeCard'),
@@ -93,6 +112,7 @@ export const budgetMachine = setup({
       config,
       budget: createBudgetState(config),
       waiters: [],
+      queuedReplyTo: {},
       lineReplyTo: {},
       coolOffMs: 0,
       nextDueAt: null,
@@ -109,6 +129,12 @@ export const budgetMachine = setup({
             params: ({ event }) => ({ cardId: event.cardId, channel: event.channel, replyTo: event.replyTo }),
           },
         },
+        'budget.queued.book': {
+          actions: {
+            type: 'bookQueued',
+            params: ({ event }) => ({ channel: event.channel, group: event.group, replyTo: event.replyTo }),
+          },
+        },
         'budget.card.closed': {
           actions: { type: 'closeCard', params: ({ event }) => ({ cardId: event.cardId }) },
         },
@@ -116,6 +142,12 @@ export const budgetMachine = setup({
       states: {
         open: {
           on: {
+            'budget.advisory.request': {
+              actions: {
+                type: 'answerAdvisory',
+                params: ({ event }) => ({ purpose: event.purpose, replyTo: event.replyTo }),
+              },
+            },
             'budget.progress.request': {
               actions: {
                 type: 'answerProgress',
@@ -135,10 +167,16 @@ export const budgetMachine = setup({
             },
           },
         },
-        /** The platform answered 429: no progress frame until the cool-off is over. */
+        /** The platform answered 429: no progress frame until the cool-off is over, no advisory write. */
         coolingOff: {
           after: { coolOff: 'open' },
           on: {
+            'budget.advisory.request': {
+              actions: {
+                type: 'answerAdvisory',
+                params: ({ event }) => ({ purpose: event.purpose, replyTo: event.replyTo }),
+              },
+            },
             'budget.progress.request': {
               actions: {
                 type: 'refuseDuringCoolOff',
@@ -167,7 +205,7 @@ export const budgetMachine = setup({
         idle: {
           always: { guard: 'hasSomethingDue', target: 'waiting' },
         },
-        /** A booked terminal frame waits for its funding time, or a card in the line for a token. */
+        /** A booked terminal frame waits for its funding time, a queued write for its channel, or a card in the line for a token. */
         waiting: {
           always: { guard: not('hasSomethingDue'), target: 'idle' },
           after: {
@@ -175,6 +213,7 @@ export const budgetMachine = setup({
           },
           on: {
             'budget.terminal.book': { target: 'waiting', reenter: true },
+            'budget.queued.book': { target: 'waiting', reenter: true },
             'budget.rate-limited': { target: 'waiting', reenter: true },
           },
         },

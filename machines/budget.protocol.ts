@@ -24,6 +24,32 @@ export interface TerminalBookEvent {
   replyTo: AnyActorRef;
 }
 
+/**
+ * Delivery → budget: queue a write that must land but yields to terminal
+ * frames (a policy card). Answered by FUNDED when its channel is free and a
+ * token is there; the channel's groups (`group`: the turn's thread) take
+ * turns, so one turn's flood does not hold back another's.
+ */
+export interface QueuedBookEvent {
+  type: 'budget.queued.book';
+  cardId: string;
+  channel: string;
+  group: string;
+  replyTo: AnyActorRef;
+}
+
+/**
+ * Turn → budget: may an advisory write (Discord's typing indicator) go now?
+ * Always answered at once by ADVISORY_ANSWER: granted only from tokens
+ * nobody else is owed; refused means skip it (never retried, never queued).
+ */
+export interface AdvisoryRequestEvent {
+  type: 'budget.advisory.request';
+  /** What the write is (`typing`): echoed in the answer so the asker can tell its answers apart. */
+  purpose: string;
+  replyTo: AnyActorRef;
+}
+
 /** Anyone → budget: the platform answered 429: cool off the whole scope. */
 export interface RateLimitedEvent {
   type: 'budget.rate-limited';
@@ -37,7 +63,13 @@ export interface CardClosedEvent {
   cardId: string;
 }
 
-export type BudgetInEvent = ProgressRequestEvent | TerminalBookEvent | RateLimitedEvent | CardClosedEvent;
+export type BudgetInEvent =
+  | ProgressRequestEvent
+  | TerminalBookEvent
+  | QueuedBookEvent
+  | AdvisoryRequestEvent
+  | RateLimitedEvent
+  | CardClosedEvent;
 
 /** Budget → turn replies. */
 export interface GrantedEvent {
@@ -52,4 +84,9 @@ export interface RefusedEvent {
 export interface FundedEvent {
   type: 'budget.funded';
 }
-export type BudgetReplyEvent = GrantedEvent | RefusedEvent | FundedEvent;
+export interface AdvisoryAnswerEvent {
+  type: 'budget.advisory.answer';
+  purpose: string;
+  granted: boolean;
+}
+export type BudgetReplyEvent = GrantedEvent | RefusedEvent | FundedEvent | AdvisoryAnswerEvent;

@@ -214,6 +214,33 @@ const keepLogging = {
   },
 };
 
+/**
+ * A create asks the budget first, like an edit (every write is budgeted): a
+ * `requesting` state (a progress token) that goes to `then` when granted, and
+ * its `refused` sibling waiting as long as the budget says.
+ */
+const requestingToken = (then: string) => ({
+  requesting: {
+    entry: 'requestProgressToken' as const,
+    on: {
+      'budget.granted': then,
+      'budget.refused': {
+        target: 'refusedToken',
+        actions: {
+          type: 'recordBudgetRetry' as const,
+          params: ({ event }: { event: { retryInMs: number } }) => ({ retryInMs: event.retryInMs }),
+        },
+      },
+      'turn.recover': { target: 'requesting', reenter: true },
+    },
+  },
+  /** Refused: ask again when the budget says. */
+  refusedToken: {
+    after: { budgetRetry: 'requesting' },
+    on: { 'turn.recover': { target: 'refusedToken', reenter: true } },
+  },
+});
+
 /*
  * The error policies of the sending states, each written once. Every send is
  * an invoke whose `onError` lists its transitions in order (the first whose
@@ -462,48 +489,7 @@ export const turnMachine = setup({
      * top-level first, then thread the log under it. Entries wait meanwhile.
      */
     heading: {
-      entry: 'nextOrdinal',
-      on: {
-        ...keepLogging,
-        'turn.end': {
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
-        },
-      },
-      invoke: {
-        id: 'postHeader',
-        src: 'postMessage',
-        input: ({ context }) => ({
-          space: context.space,
-          frame: { kind: 'prose' as const, markdown: context.header ?? '' },
-          clientId: clientIdFor(context.turnId, context.ordinal),
-        }),
-        onDone: [
-          {
-            guard: 'endRequested',
-            target: 'flushing',
-            actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
-          },
-          {
-            guard: 'hasUnsent',
-            target: 'opened',
-            actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
-          },
-          {
-            target: 'idle',
-            actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
-          },
-        ],
-        onError: [
-          // The end came while the header was in flight: degraded never ends by itself.
-          flushIfEnded(['dropHeader' as const, degradeFailed('header post failed')]),
-          { target: 'idle', actions: ['dropHeader', degradeFailed('header post failed')] },
-        ],
-      },
-    },
-
-    /** A log message is being created, or is live with nothing pending. */
-    opened: {
-      initial: 'posting',
+      initial: 'requesting',
       on: {
         ...keepLogging,
         'turn.end': {
@@ -511,6 +497,54 @@ export const turnMachine = setup({
         },
       },
       states: {
+        ...requestingToken('posting'),
+        posting: {
+          entry: 'nextOrdinal',
+          invoke: {
+            id: 'postHeader',
+            src: 'postMessage',
+            input: ({ context }) => ({
+              space: context.space,
+              frame: { kind: 'prose' as const, markdown: context.header ?? '' },
+              clientId: clientIdFor(context.turnId, context.ordinal),
+            }),
+            onDone: [
+              {
+                guard: 'endRequested',
+                target: '#turn.flushing',
+                actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
+              },
+              {
+                guard: 'hasUnsent',
+                target: '#turn.opened',
+                actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
+              },
+              {
+                target: '#turn.idle',
+                actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
+              },
+            ],
+            onError: [
+              // The end came while the header was in flight: degraded never ends by itself.
+              flushIfEnded(['dropHeader' as const, degradeFailed('header post failed')]),
+              { target: '#turn.idle', actions: ['dropHeader', degradeFailed('header post failed')] },
+            ],
+          },
+        },
+      },
+    },
+
+    /** A log message is being created, or is live with nothing pending. */
+    opened: {
+      initial: 'requesting',
+      on: {
+        ...keepLogging,
+        'turn.end': {
+          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+        },
+      },
+      states: {
+        ...requestingToken('posting'),
         posting: {
           entry: ['prepareFrame', 'nextOrdinal'],
           invoke: {
@@ -578,12 +612,12 @@ export const turnMachine = setup({
           },
         },
         rateLimited: {
-          after: { retryAfter: 'posting' },
+          after: { retryAfter: 'requesting' },
           on: { 'turn.recover': { target: 'rateLimited', reenter: true } },
         },
         /** The first thread post failed transiently: wait, then post the newest frame again. */
         retryingFirstPost: {
-          after: { firstPostRetry: 'posting' },
+          after: { firstPostRetry: 'requesting' },
           on: { 'turn.recover': { target: 'retryingFirstPost', reenter: true } },
         },
         live: {
@@ -752,9 +786,10 @@ export const turnMachine = setup({
           },
         },
         collecting: {
-          after: { editDebounce: 'posting' },
+          after: { editDebounce: 'requesting' },
           on: { 'turn.recover': { target: 'collecting', reenter: true } },
         },
+        ...requestingToken('posting'),
         posting: {
           entry: ['prepareFrame', 'nextOrdinal'],
           // The batch in flight is not cancelled (that could post it twice): the end and a flush wait for it.
@@ -820,7 +855,7 @@ export const turnMachine = setup({
           },
         },
         rateLimited: {
-          after: { retryAfter: 'posting' },
+          after: { retryAfter: 'requesting' },
           on: { 'turn.recover': { target: 'rateLimited', reenter: true } },
         },
       },

@@ -31,7 +31,7 @@ export const filtersSchema = z
 export const threadLogSchema = z
   .object({
     maxToolPreview: z.number().int().min(20).default(400),
-    maxLogMessageChars: z.number().int().min(200).default(3500),
+    maxLogMessageChars: z.number().int().min(200).default(7000),
     editDebounceMs: z.number().int().min(0).default(1000),
     condenseStrategy: z.enum(CONDENSE_STRATEGIES as [string, ...string[]]).default('rollover'),
   })

@@ -9,7 +9,7 @@ describe('resolveConfig', () => {
     expect(config.visibility.threads).toBe(true);
     expect(config.visibility.threadLog).toEqual({
       maxToolPreview: 400,
-      maxLogMessageChars: 3500,
+      maxLogMessageChars: 7000,
       editDebounceMs: 1000,
       condenseStrategy: 'rollover',
     });

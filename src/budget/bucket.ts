@@ -68,6 +68,33 @@ export interface BudgetState {
   bookings: Booking[];
   nextBookingId: number;
   registry: Registry;
+  /**
+   * Queued writes (policy cards) per channel, not yet funded: each must land
+   * but yields to every terminal frame, so a flood of them never delays an
+   * answer by more than the one write already out in its channel.
+   */
+  queued: Record<string, QueuedLane>;
+  /** Queued writes waiting, across channels. */
+  queuedCount: number;
+}
+
+/**
+ * A channel's queued writes, one FIFO per group (a turn's thread), served
+ * round-robin across the groups so one turn's hundred cards do not hold back
+ * another turn's first.
+ */
+export interface QueuedLane {
+  /** Groups with writes waiting, in serving order (the next one first). */
+  order: string[];
+  /** Group → booking ids waiting, oldest first. */
+  groups: Record<string, number[]>;
+}
+
+/** A queued write's request: its channel, and the group (a turn's thread) it takes turns with. */
+export interface QueuedRequest {
+  channel: string;
+  group: string;
+  now: number;
 }
 
 export type RefusalReason = RefusedEvent['reason'];
@@ -111,6 +138,8 @@ export function createBudgetState(config: BudgetConfig): BudgetState {
     bookings: [],
     nextBookingId: 1,
     registry: emptyRegistry(),
+    queued: {},
+    queuedCount: 0,
   };
 }
 
@@ -421,4 +450,102 @@ export function nextFundingAt(state: BudgetState): number | null {
 export function closeCard(state: BudgetState, cardId: string): BudgetState {
   removeCard(state.registry, cardId);
   return state;
+}
+
+// ------------------------------------------------------------------ queued writes
+
+/**
+ * Queues a write that must land but yields to terminal frames (a policy
+ * card): it is funded by `serveQueued` when its channel is free, a token is
+ * in the bucket (it may use the reserve, never go into debt: a debt is a
+ * terminal frame waiting) and no cool-off runs. Returns its id.
+ */
+export function bookQueued(
+  state: BudgetState,
+  config: BudgetConfig,
+  request: QueuedRequest,
+): { state: BudgetState; id: number } {
+  advance(state, config, request.now);
+  const id = state.nextBookingId;
+  state.nextBookingId += 1;
+  const lane = state.queued[request.channel] ?? { order: [], groups: {} };
+  state.queued[request.channel] = lane;
+  const waiting = lane.groups[request.group];
+  if (waiting) waiting.push(id);
+  else {
+    lane.groups[request.group] = [id];
+    lane.order.push(request.group);
+  }
+  state.queuedCount += 1;
+  return { state, id };
+}
+
+/** When a queued write may go: a token (no debt), the channel free, no cool-off. */
+function queuedReadyAt(state: BudgetState, config: BudgetConfig, channel: string, at: number): number {
+  const tokenAt = state.tokens >= 1 ? at : at + Math.ceil((1 - state.tokens) / config.refillPerMs);
+  return Math.max(tokenAt, channelFreeAt(state.registry, channel, at), state.coolOffUntil ?? at);
+}
+
+/**
+ * Funds the queued writes that may go at `at`: at most one per channel (it
+ * books the channel's next slot), the channel's groups taking turns. Returns
+ * the funded ids, oldest channel first.
+ */
+export function serveQueued(
+  state: BudgetState,
+  config: BudgetConfig,
+  at: number,
+): { state: BudgetState; funded: number[] } {
+  const funded: number[] = [];
+  if (state.queuedCount === 0) return { state, funded };
+  advance(state, config, at);
+  const now = timeOf(state);
+  for (const [channel, lane] of Object.entries(state.queued)) {
+    if (queuedReadyAt(state, config, channel, now) > now) continue;
+    const group = lane.order.shift()!;
+    const waiting = lane.groups[group]!;
+    funded.push(waiting.shift()!);
+    if (waiting.length > 0) lane.order.push(group);
+    else delete lane.groups[group];
+    if (lane.order.length === 0) delete state.queued[channel];
+    state.queuedCount -= 1;
+    state.tokens -= 1;
+    bookChannel(state.registry, channel, now + config.channelSpacingMs, now);
+  }
+  return { state, funded };
+}
+
+/** When the next queued write may be funded; null when none waits. */
+export function nextQueuedAt(state: BudgetState, config: BudgetConfig): number | null {
+  if (state.queuedCount === 0 || state.clockAt === null) return null;
+  let earliest = Number.POSITIVE_INFINITY;
+  for (const channel of Object.keys(state.queued)) {
+    earliest = Math.min(earliest, queuedReadyAt(state, config, channel, state.clockAt));
+  }
+  return earliest;
+}
+
+// ------------------------------------------------------------------ advisory writes
+
+/**
+ * May an advisory write (Discord's typing indicator) go now? Only from
+ * tokens nobody else is owed: above the reserve, with no terminal frame
+ * booked, nobody in the progress line, no queued write waiting and no
+ * cool-off. Granted takes the token; refused means skip it (it is advisory:
+ * never queued, never retried).
+ */
+export function requestAdvisory(
+  state: BudgetState,
+  config: BudgetConfig,
+  now: number,
+): { state: BudgetState; granted: boolean } {
+  advance(state, config, now);
+  const at = timeOf(state);
+  const free =
+    state.registry.waiting === 0 &&
+    state.queuedCount === 0 &&
+    lineWaitMs(state, config, at) === 0 &&
+    state.tokens - 1 >= config.reserve;
+  if (free) state.tokens -= 1;
+  return { state, granted: free };
 }

@@ -10,23 +10,34 @@
  */
 import { type AnyActorRef, enqueueActions } from 'xstate';
 import type {
+  AdvisoryParams,
   BudgetMachine,
   BudgetMachineContext,
   FrameRequestParams,
+  QueuedBookParams,
 } from '../../machines/budget.machine.js';
-import type { FundedEvent, GrantedEvent, RefusedEvent } from '../../machines/budget.protocol.js';
+import type {
+  AdvisoryAnswerEvent,
+  FundedEvent,
+  GrantedEvent,
+  RefusedEvent,
+} from '../../machines/budget.protocol.js';
 import {
   type BudgetState,
+  bookQueued,
   bookTerminal,
   closeCard,
   coolOff,
   coolOffRemainingMs,
   nextFundingAt,
+  nextQueuedAt,
   nextWakeAt,
   type ProgressAnswer,
   type ProgressDecision,
   refuseDuringCoolOff,
+  requestAdvisory,
   requestProgress,
+  serveQueued,
   settleBookings,
   wakeLine,
 } from './bucket.js';
@@ -48,19 +59,20 @@ function replyFor(answer: ProgressAnswer): GrantedEvent | RefusedEvent {
     : { type: 'budget.refused', retryInMs: answer.retryInMs, reason: answer.reason };
 }
 
-/** When the serving timer is next due: the earliest booking's funding, else the line's next move. */
+const earliest = (...times: (number | null)[]): number | null =>
+  times.reduce<number | null>((a, b) => (b === null ? a : a === null ? b : Math.min(a, b)), null);
+
+/** When the serving timer is next due: the earliest booking's funding, queued write or move of the line. */
 function nextDue(
   budget: BudgetState,
   config: BudgetConfig,
 ): Pick<BudgetMachineContext, 'nextDueAt' | 'nextDueInMs'> {
-  const funding = nextFundingAt(budget);
-  const wake = nextWakeAt(budget, config);
-  const next = funding === null ? wake : wake === null ? funding : Math.min(funding, wake);
+  const next = earliest(nextFundingAt(budget), nextQueuedAt(budget, config), nextWakeAt(budget, config));
   const at = budget.clockAt ?? next ?? 0;
   return { nextDueAt: next, nextDueInMs: next === null ? 0 : Math.max(0, next - at) };
 }
 
-type Reply = { to: AnyActorRef; event: GrantedEvent | RefusedEvent | FundedEvent };
+type Reply = { to: AnyActorRef; event: GrantedEvent | RefusedEvent | FundedEvent | AdvisoryAnswerEvent };
 
 /** The reply to a progress request now; none while the card waits in the line (its reply-to is kept). */
 function answerOrWait(
@@ -76,8 +88,8 @@ function answerOrWait(
 }
 
 /**
- * Funds every booking due by `at`, then answers the line while tokens are
- * there; returns the replies, in that order, and the next due time.
+ * Funds every booking due by `at`, then the queued writes that may go, then
+ * answers the line while tokens are there; returns the replies, in that order.
  */
 function serveAt(
   context: BudgetMachineContext,
@@ -94,7 +106,13 @@ function serveAt(
     }
     stillWaiting = waiters.filter((waiter) => !fundedIds.has(waiter.bookingId));
   }
-  const woken = wakeLine(settled.state, context.config, at);
+  const queued = serveQueued(settled.state, context.config, at);
+  for (const id of queued.funded) {
+    const to = context.queuedReplyTo[id];
+    delete context.queuedReplyTo[id];
+    if (to) replies.push({ to, event: funded });
+  }
+  const woken = wakeLine(queued.state, context.config, at);
   for (const answer of woken.answers) {
     const to = context.lineReplyTo[answer.cardId];
     delete context.lineReplyTo[answer.cardId];
@@ -144,10 +162,38 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
         enqueue.assign({
           budget: served.budget,
           waiters: served.waiters,
+          queuedReplyTo: context.queuedReplyTo,
           lineReplyTo: context.lineReplyTo,
           ...nextDue(served.budget, context.config),
         });
         for (const reply of served.replies) enqueue.sendTo(reply.to, reply.event);
+      }),
+      bookQueued: enqueueActions(({ context, enqueue }, params: QueuedBookParams) => {
+        const { state, id } = bookQueued(context.budget, context.config, {
+          channel: params.channel,
+          group: params.group,
+          now: now(),
+        });
+        context.queuedReplyTo[id] = params.replyTo;
+        const served = serveAt(context, context.waiters, state.clockAt ?? now());
+        enqueue.assign({
+          budget: served.budget,
+          waiters: served.waiters,
+          queuedReplyTo: context.queuedReplyTo,
+          lineReplyTo: context.lineReplyTo,
+          ...nextDue(served.budget, context.config),
+        });
+        for (const reply of served.replies) enqueue.sendTo(reply.to, reply.event);
+      }),
+      answerAdvisory: enqueueActions(({ context, enqueue }, params: AdvisoryParams) => {
+        const { state, granted: ok } = requestAdvisory(context.budget, context.config, now());
+        enqueue.assign({ budget: state });
+        const answer: AdvisoryAnswerEvent = {
+          type: 'budget.advisory.answer',
+          purpose: params.purpose,
+          granted: ok,
+        };
+        enqueue.sendTo(params.replyTo, answer);
       }),
       serveDue: enqueueActions(({ context, enqueue }) => {
         // The timer fired, so what it was set for is due even if the clock reads earlier (it went back).
@@ -156,6 +202,7 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
         enqueue.assign({
           budget: served.budget,
           waiters: served.waiters,
+          queuedReplyTo: context.queuedReplyTo,
           lineReplyTo: context.lineReplyTo,
           ...nextDue(served.budget, context.config),
         });

@@ -1,4 +1,10 @@
-/** The delivery machine's implementations: the post through the surface, the budget's terminal slot. */
+/**
+ * The delivery machine's implementations: the post through the surface, and
+ * its slot from the budget: a terminal slot for an answer or a top-level
+ * entry, a queued one for a card, which yields to every terminal frame and
+ * takes turns with the other turns' cards in its channel (a flood of cards
+ * never holds an answer back).
+ */
 import { raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { deliveryMachine } from '../../machines/delivery.machine.js';
@@ -22,13 +28,16 @@ export function createDeliveryImplementations(deps: TurnImplementationDeps): Del
       bookTerminalSlot: useBudget
         ? sendTo(
             ({ system, context }) => system.get(budgetOf(context.request)),
-            ({ context, self }) => ({
-              type: 'budget.terminal.book' as const,
+            ({ context, self }) => {
               // Unique among the live bookings of all spaces (a space's slots are reused once a delivery is done).
-              cardId: `${self.id}@${context.request.space}`,
-              channel: channelOf(context.request),
-              replyTo: self,
-            }),
+              const cardId = `${self.id}@${context.request.space}`;
+              const channel = channelOf(context.request);
+              if (context.request.frame.kind === 'card') {
+                const group = context.request.thread?.threadId ?? 'top-level';
+                return { type: 'budget.queued.book' as const, cardId, channel, group, replyTo: self };
+              }
+              return { type: 'budget.terminal.book' as const, cardId, channel, replyTo: self };
+            },
           )
         : raise({ type: 'budget.funded' as const }),
       reportRateLimited: useBudget

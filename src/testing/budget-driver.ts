@@ -15,6 +15,9 @@ import { watchTimers } from './timers.js';
 export type BudgetTraceEntry =
   | { kind: 'progress'; at: number; cardId: string; channel: string }
   | { kind: 'book'; at: number; cardId: string; channel: string }
+  | { kind: 'queue'; at: number; cardId: string; channel: string; group: string }
+  | { kind: 'advisory'; at: number; cardId: string }
+  | { kind: 'advisory-answer'; at: number; cardId: string; granted: boolean }
   | { kind: 'rate-limited'; at: number; retryAfterMs: number }
   | { kind: 'closed'; at: number; cardId: string }
   | { kind: 'granted'; at: number; cardId: string }
@@ -31,6 +34,10 @@ export interface BudgetDriver {
   readonly transitionsTaken: Set<string>;
   progress(cardId: string, channel: string): void;
   book(cardId: string, channel: string): void;
+  /** A queued write (a policy card): funded after every terminal booking, a channel's groups taking turns. */
+  queue(cardId: string, channel: string, group: string): void;
+  /** An advisory write (typing): answered at once. */
+  advisory(cardId: string): void;
   rateLimited(retryAfterMs: number): void;
   close(cardId: string): void;
   /** When the budget's next timer fires; null when none is set. */
@@ -61,7 +68,10 @@ function createCardRecorder(cardId: string, clock: SimulatedClock, trace: Budget
         const at = clock.now();
         if (reply.type === 'budget.granted') trace.push({ kind: 'granted', at, cardId });
         else if (reply.type === 'budget.funded') trace.push({ kind: 'funded', at, cardId });
-        else trace.push({ kind: 'refused', at, cardId, retryInMs: reply.retryInMs, reason: reply.reason });
+        else if (reply.type === 'budget.advisory.answer')
+          trace.push({ kind: 'advisory-answer', at, cardId, granted: reply.granted });
+        else if (reply.type === 'budget.refused')
+          trace.push({ kind: 'refused', at, cardId, retryInMs: reply.retryInMs, reason: reply.reason });
       });
     }),
     { clock },
@@ -121,6 +131,14 @@ export function createBudgetDriver(input: BudgetInput): BudgetDriver {
       trace.push({ kind: 'book', at: clock.now(), cardId, channel });
       send({ type: 'budget.terminal.book', cardId, channel, replyTo: recorderFor(cardId) });
     },
+    queue(cardId, channel, group) {
+      trace.push({ kind: 'queue', at: clock.now(), cardId, channel, group });
+      send({ type: 'budget.queued.book', cardId, channel, group, replyTo: recorderFor(cardId) });
+    },
+    advisory(cardId) {
+      trace.push({ kind: 'advisory', at: clock.now(), cardId });
+      send({ type: 'budget.advisory.request', purpose: 'typing', replyTo: recorderFor(cardId) });
+    },
     rateLimited(retryAfterMs) {
       trace.push({ kind: 'rate-limited', at: clock.now(), retryAfterMs });
       send({ type: 'budget.rate-limited', retryAfterMs });
@@ -151,11 +169,19 @@ const EPSILON = 1e-9;
  *   over the window (`capacity + refillPerMs × elapsed`);
  * - every terminal booking is answered with `budget.funded`, once;
  * - no progress frame is granted while a booking is still unanswered;
+ * - every queued write is funded, once, and never while a terminal booking
+ *   waits (cards never go before answers);
+ * - an advisory write is granted only while nothing else waits;
  * - no edit goes out during a cool-off.
  */
 export function checkBudgetTrace(trace: readonly BudgetTraceEntry[], config: BudgetConfig): string[] {
   const violations: string[] = [];
-  const edits = trace.filter((entry) => entry.kind === 'granted' || entry.kind === 'funded');
+  const edits = trace.filter(
+    (entry) =>
+      entry.kind === 'granted' ||
+      entry.kind === 'funded' ||
+      (entry.kind === 'advisory-answer' && entry.granted),
+  );
   for (let first = 0; first < edits.length; first++) {
     for (let last = first; last < edits.length; last++) {
       const from = edits[first]!.at;
@@ -167,12 +193,27 @@ export function checkBudgetTrace(trace: readonly BudgetTraceEntry[], config: Bud
     }
   }
   const booked = new Map<string, number>();
+  const queued = new Map<string, number>();
   let unanswered = 0;
+  let queuedWaiting = 0;
   let coolingUntil = Number.NEGATIVE_INFINITY;
   for (const entry of trace) {
     if (entry.kind === 'book') {
       booked.set(entry.cardId, (booked.get(entry.cardId) ?? 0) + 1);
       unanswered++;
+    } else if (entry.kind === 'queue') {
+      queued.set(entry.cardId, (queued.get(entry.cardId) ?? 0) + 1);
+      queuedWaiting++;
+    } else if (
+      entry.kind === 'funded' &&
+      (booked.get(entry.cardId) ?? 0) === 0 &&
+      (queued.get(entry.cardId) ?? 0) > 0
+    ) {
+      queued.set(entry.cardId, (queued.get(entry.cardId) ?? 0) - 1);
+      queuedWaiting--;
+      if (unanswered > 0) {
+        violations.push(`${entry.cardId} queued write funded at ${entry.at} while a terminal booking waits`);
+      }
     } else if (entry.kind === 'funded') {
       const left = (booked.get(entry.cardId) ?? 0) - 1;
       if (left < 0) violations.push(`${entry.cardId} funded at ${entry.at} without a booking`);
@@ -186,12 +227,19 @@ export function checkBudgetTrace(trace: readonly BudgetTraceEntry[], config: Bud
         `${entry.cardId} granted a progress frame at ${entry.at} while a terminal booking waits`,
       );
     }
-    if ((entry.kind === 'granted' || entry.kind === 'funded') && entry.at < coolingUntil) {
+    if (entry.kind === 'advisory-answer' && entry.granted && (unanswered > 0 || queuedWaiting > 0)) {
+      violations.push(`${entry.cardId} granted an advisory write at ${entry.at} while others wait`);
+    }
+    const wrote = entry.kind === 'granted' || entry.kind === 'funded';
+    if ((wrote || (entry.kind === 'advisory-answer' && entry.granted)) && entry.at < coolingUntil) {
       violations.push(`${entry.cardId} ${entry.kind} at ${entry.at} during a cool-off until ${coolingUntil}`);
     }
   }
   for (const [cardId, left] of booked) {
     if (left > 0) violations.push(`${cardId} has ${left} terminal booking(s) never funded`);
+  }
+  for (const [cardId, left] of queued) {
+    if (left > 0) violations.push(`${cardId} has ${left} queued write(s) never funded`);
   }
   return violations;
 }

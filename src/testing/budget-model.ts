@@ -34,6 +34,8 @@ import { detachedScope } from './detached-scope.js';
 export type BudgetCommand =
   | { type: 'progress'; cardId: string; channel: string }
   | { type: 'book'; cardId: string; channel: string }
+  | { type: 'queue'; cardId: string; channel: string; group: string }
+  | { type: 'advisory'; cardId: string }
   | { type: 'rate-limited'; retryAfterMs: number }
   | { type: 'closed'; cardId: string }
   | { type: 'wait'; ms: number };
@@ -68,6 +70,8 @@ export const budgetModelCommands: readonly BudgetCommand[] = [
   { type: 'progress', cardId: 'card-3', channel: 'channel-y' },
   { type: 'book', cardId: 'card-1', channel: 'channel-x' },
   { type: 'book', cardId: 'card-3', channel: 'channel-y' },
+  { type: 'queue', cardId: 'cards-x', channel: 'channel-x', group: 'turn-a' },
+  { type: 'advisory', cardId: 'typing-1' },
   { type: 'rate-limited', retryAfterMs: 2500 },
   { type: 'closed', cardId: 'card-1' },
   { type: 'wait', ms: 600 },
@@ -119,6 +123,7 @@ export function createBudgetModelLogic(
         ...context,
         budget: cloneBudgetState(context.budget),
         lineReplyTo: { ...context.lineReplyTo },
+        queuedReplyTo: { ...context.queuedReplyTo },
       },
     } as SnapshotFrom<BudgetMachine>;
     return machine.transition(own, event as never, scope as never);
@@ -139,6 +144,16 @@ export function createBudgetModelLogic(
           channel: command.channel,
           replyTo: nobody,
         };
+      case 'queue':
+        return {
+          type: 'budget.queued.book',
+          cardId: command.cardId,
+          channel: command.channel,
+          group: command.group,
+          replyTo: nobody,
+        };
+      case 'advisory':
+        return { type: 'budget.advisory.request', purpose: 'typing', replyTo: nobody };
       case 'rate-limited':
         return { type: 'budget.rate-limited', retryAfterMs: command.retryAfterMs };
       case 'closed':
@@ -236,6 +251,12 @@ function applyCommand(driver: BudgetDriver, command: BudgetCommand): void {
       break;
     case 'book':
       driver.book(command.cardId, command.channel);
+      break;
+    case 'queue':
+      driver.queue(command.cardId, command.channel, command.group);
+      break;
+    case 'advisory':
+      driver.advisory(command.cardId);
       break;
     case 'rate-limited':
       driver.rateLimited(command.retryAfterMs);

@@ -412,3 +412,62 @@ describe('the window bound (property)', () => {
     );
   });
 });
+
+describe('queued writes (policy cards) yield to terminal frames', () => {
+  const queue = (state: BudgetState, group: string, now: number, channel = 'c') =>
+    bucket.bookQueued(state, config, { channel, group, now }).id;
+
+  it('one per channel slot, the channel’s groups taking turns (one turn’s flood does not hold back another’s)', () => {
+    const state = fresh(0);
+    const a = [queue(state, 'turn-a', 0), queue(state, 'turn-a', 0), queue(state, 'turn-a', 0)];
+    const b = [queue(state, 'turn-b', 0)];
+    const served: number[] = [];
+    for (let at = 0; at <= 4000; at += 1000) {
+      const { funded } = bucket.serveQueued(state, config, at);
+      expect(funded.length).toBeLessThanOrEqual(1);
+      served.push(...funded);
+    }
+    expect(served).toEqual([a[0], b[0], a[1], a[2]]);
+    expect(state.queuedCount).toBe(0);
+    expect(bucket.nextQueuedAt(state, config)).toBeNull();
+  });
+
+  it('an answer booked behind a hundred queued cards goes at the next slot of its channel', () => {
+    const state = fresh(0);
+    for (let i = 0; i < 100; i++) queue(state, `turn-${i % 10}`, 0);
+    expect(bucket.serveQueued(state, config, 0).funded).toHaveLength(1);
+    const { booking } = bucket.bookTerminal(state, config, { cardId: 'answer', channel: 'c', now: 10 });
+    // The card already out holds the channel for one spacing; the answer takes the next slot.
+    expect(booking.fundedAt).toBe(config.channelSpacingMs);
+    // No card goes in the slot the answer booked: the next one waits for the slot after it.
+    expect(bucket.serveQueued(state, config, config.channelSpacingMs).funded).toEqual([]);
+    expect(bucket.nextQueuedAt(state, config)).toBe(2 * config.channelSpacingMs);
+  });
+
+  it('a queued write never takes the bucket into debt: it waits while terminal frames are owed', () => {
+    const state = drainWithProgress(fresh(0), 30, 0);
+    for (let i = 0; i < 12; i++)
+      bucket.bookTerminal(state, config, { cardId: `t${i}`, channel: `t${i}`, now: 0 });
+    expect(state.tokens).toBeLessThan(0);
+    queue(state, 'turn-a', 0, 'cards');
+    expect(bucket.serveQueued(state, config, 0).funded).toEqual([]);
+    const readyAt = bucket.nextQueuedAt(state, config)!;
+    expect(readyAt).toBeGreaterThan(0);
+    bucket.settleBookings(state, config, readyAt);
+    expect(bucket.serveQueued(state, config, readyAt).funded).toHaveLength(1);
+  });
+});
+
+describe('advisory writes (typing)', () => {
+  it('take a spare token, and are refused (never queued) while anyone else waits or the bucket is at its reserve', () => {
+    const state = fresh(0);
+    expect(bucket.requestAdvisory(state, config, 0).granted).toBe(true);
+    bucket.bookQueued(state, config, { channel: 'c', group: 'g', now: 0 });
+    expect(bucket.requestAdvisory(state, config, 0).granted).toBe(false);
+    // One token above the reserve: one advisory write, then none (the reserve is the terminal frames').
+    const low = drainWithProgress(fresh(0), 29, 0);
+    expect(bucket.requestAdvisory(low, config, 0).granted).toBe(true);
+    expect(low.tokens).toBe(config.reserve);
+    expect(bucket.requestAdvisory(low, config, 0).granted).toBe(false);
+  });
+});

@@ -1,7 +1,8 @@
 // spec: run-visibility 8 (the process-wide edit budget) — model-based tests generated from the budget
 // machine's graph (@xstate/graph): every state and every transition, and on every path the promises
 // hold: the bucket never lets more than (capacity + refill × elapsed) edits through in any window,
-// every terminal booking is funded, no progress grant while a booking waits, no grant during a cool-off.
+// every terminal booking is funded, no progress grant while a booking waits, no grant during a cool-off,
+// every queued write (a card) is funded but never while a terminal booking waits.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveBudgetConfig } from '../../src/budget/config.js';
 import {
@@ -27,7 +28,7 @@ describe('budget machine, model-based', () => {
   it('the model paths take every transition the machine defines', () => {
     const taken = new Set(replays.flatMap((replay) => [...replay.driver.transitionsTaken]));
     const defined = budgetMachineTransitionKeys();
-    expect(defined).toHaveLength(12);
+    expect(defined).toHaveLength(16);
     expect(defined.filter((key) => !taken.has(key))).toEqual([]);
   });
 
@@ -57,14 +58,22 @@ describe('budget machine, model-based', () => {
     // The paths do exercise the promises: bookings, grants and cool-offs all occur.
     const kinds = new Set(replays.flatMap((replay) => replay.driver.trace.map((entry) => entry.kind)));
     expect([...kinds].sort()).toEqual([
+      'advisory',
+      'advisory-answer',
       'book',
       'closed',
       'funded',
       'granted',
       'progress',
+      'queue',
       'rate-limited',
       'refused',
     ]);
+    // Advisory writes are granted from spare tokens, and refused when others wait.
+    const advisories = replays.flatMap((replay) =>
+      replay.driver.trace.flatMap((entry) => (entry.kind === 'advisory-answer' ? [entry.granted] : [])),
+    );
+    expect(new Set(advisories)).toEqual(new Set([true, false]));
   });
 });
 

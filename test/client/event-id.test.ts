@@ -143,11 +143,14 @@ describe('createTurnlogClient: eventId', () => {
       expect(answers).toEqual([{ accepted: 4, rejected: [], duplicates: 4 }]);
       expect(c.counts).toEqual({ sent: 4, accepted: 4, rejected: 0 });
       await turn.end('ok');
+      // The terminal frame waits for the space's next slot after the first post (1 s plus the budget margin).
       await vi.waitFor(
-        () =>
+        () => {
+          serve.clock.increment(200);
           expect(serve.surface.messages(SERVE_SPACE).some((m) => m.text.includes('a note shown once'))).toBe(
             true,
-          ),
+          );
+        },
         { timeout: 10_000 },
       );
       const text = serve.surface

@@ -30,6 +30,7 @@ import {
   turnModelEntry,
   turnRolloverTransitionKeys,
   turnTransitionsNotReachable,
+  turnTransitionsPastTheDepth,
 } from '../../src/testing/turn-model.js';
 import { renderTurnLog, turnLogFromEntries } from '../../src/turnlog/log.js';
 import type { CondenseStrategy } from '../../src/turnlog/types.js';
@@ -39,7 +40,10 @@ import type { CondenseStrategy } from '../../src/turnlog/types.js';
  * to end in every situation it reaches (about 140), then a spread of the rest.
  */
 const MAX_PATHS = 150;
-const NOT_REACHABLE = Object.keys(turnTransitionsNotReachable);
+const NOT_REACHABLE = [
+  ...Object.keys(turnTransitionsNotReachable),
+  ...Object.keys(turnTransitionsPastTheDepth),
+];
 
 function expectNoFailures(result: TurnModelResult): void {
   // Names the path and what broke, not just a count.
@@ -50,9 +54,9 @@ describe('the turn machine definition, as the kit lists it', () => {
   it('lists every state and every transition, each once', () => {
     const states = turnMachineStateIds();
     const transitions = turnMachineTransitionKeys();
-    expect(states).toHaveLength(34);
+    expect(states).toHaveLength(41);
     expect(new Set(states).size).toBe(states.length);
-    expect(transitions).toHaveLength(112);
+    expect(transitions).toHaveLength(127);
     expect(new Set(transitions).size).toBe(transitions.length);
     for (const key of NOT_REACHABLE) expect(transitions).toContain(key);
   });
@@ -122,12 +126,16 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
       [
         { type: 'start', threaded: true },
         { type: 'log', size: 'short' },
+        // Every create asks the budget first, like an edit.
+        { type: 'grant' },
         { type: 'end' },
         // The first thread post fails transiently on all of its attempts (it is retried, backing off).
         { type: 'respond', result: 'transient' },
         { type: 'wait' },
+        { type: 'grant' },
         { type: 'respond', result: 'transient' },
         { type: 'wait' },
+        { type: 'grant' },
         { type: 'respond', result: 'transient' },
       ],
       config,
@@ -144,6 +152,7 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
     const replay = await replayTurnCommands(
       [
         { type: 'start', threaded: false, header: true },
+        { type: 'grant' },
         { type: 'end' },
         { type: 'respond', result: 'transient' },
       ],
@@ -187,6 +196,7 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
       [
         { type: 'start', threaded: true },
         { type: 'log', size: 'short' },
+        { type: 'grant' },
         { type: 'log', size: 'short' },
         { type: 'respond', result: 'ok' },
         { type: 'wait' },
@@ -205,12 +215,47 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
     expect(edits.map((call) => call.status)).toEqual([500, 500, 200]);
   });
 
+  it('replays a flush from idle whose final post fails for good: the turn waits in idle (past the model depth)', async () => {
+    const commands: TurnCommand[] = [
+      { type: 'start', threaded: true },
+      { type: 'log', size: 'short' },
+      { type: 'grant' },
+      { type: 'respond', result: 'ok' },
+      { type: 'log', size: 'short' },
+      { type: 'wait' },
+      { type: 'grant' },
+      // A person deleted the log message: a new one is asked for, and its post fails.
+      { type: 'respond', result: 'not-found' },
+      { type: 'grant' },
+      { type: 'respond', result: 'transient' },
+      { type: 'flush' },
+      { type: 'fund' },
+      { type: 'respond', result: 'transient' },
+      { type: 'wait' },
+      { type: 'fund' },
+      { type: 'respond', result: 'transient' },
+    ];
+    const config = resolveTurnModelConfig();
+    const logic = createTurnModelLogic(config);
+    const model = commands.reduce(
+      (snapshot, command) => logic.transition(snapshot, command, undefined as never),
+      logic.getInitialSnapshot(undefined as never, undefined),
+    );
+    const [pastTheDepth] = Object.keys(turnTransitionsPastTheDepth);
+    expect(model.taken).toContain(pastTheDepth);
+    expect(model.machine?.value).toBe('idle');
+    const replay = await replayTurnCommands(commands, config);
+    expect(replay.problems).toEqual([]);
+  });
+
   it('replays a proactive turn on Discord: the header and the first log message in its thread notify, a flush goes on', async () => {
     const replay = await replayTurnCommands(
       [
         { type: 'start', threaded: false, header: true },
+        { type: 'grant' },
         { type: 'respond', result: 'ok' },
         { type: 'log', size: 'short' },
+        { type: 'grant' },
         { type: 'respond', result: 'ok' },
         { type: 'log', size: 'short' },
         { type: 'flush' },
@@ -254,17 +299,20 @@ describe('turnModelCommands (what the model may do next)', () => {
     const start: TurnCommand = { type: 'start', threaded: true };
     const log: TurnCommand = { type: 'log', size: 'short' };
     expect(types([start])).toContain('flush'); // idle
-    expect(types([start, log])).not.toContain('flush'); // opened.posting
+    expect(types([start, log])).not.toContain('flush'); // opened.requesting
+    expect(types([start, log, { type: 'grant' }])).not.toContain('flush'); // opened.posting
     expect(types([{ type: 'start', threaded: false, header: true }])).not.toContain('flush'); // heading
-    const batchInFlight = run([{ type: 'start', threaded: false }, log, { type: 'wait' }]);
+    const batchInFlight = run([{ type: 'start', threaded: false }, log, { type: 'wait' }, { type: 'grant' }]);
     expect(batchInFlight.machine?.value).toEqual({ degraded: 'posting' });
     expect(turnModelCommands(batchInFlight, config.maxDepth).map((command) => command.type)).toContain(
       'flush',
     );
   });
 
-  it('answers the header post of a proactive turn like any other call', () => {
-    expect(types([{ type: 'start', threaded: false, header: true }])).toEqual([
+  it('asks the budget for the header post of a proactive turn, then answers it like any other call', () => {
+    const start: TurnCommand = { type: 'start', threaded: false, header: true };
+    expect(types([start])).toEqual(['log', 'log', 'grant', 'refuse', 'end', 'restart']);
+    expect(types([start, { type: 'grant' }])).toEqual([
       'log',
       'log',
       'respond',

@@ -60,6 +60,21 @@ describe('README commands', () => {
       expect(existsSync(join(ROOT, 'bench', `${name}.bench.ts`)), name).toBe(true);
   });
 
+  it('shows the quality bench table, the same as docs/benchmarks.md', () => {
+    const header = '| platform | turns/space | quota | contender |';
+    const tableIn = (text: string): string[] => {
+      const lines = text.split('\n');
+      const start = lines.findIndex((line) => line.startsWith(header));
+      if (start < 0) return [];
+      const end = lines.findIndex((line, i) => i > start && !line.startsWith('|'));
+      return lines.slice(start, end < 0 ? undefined : end);
+    };
+    const inReadme = tableIn(readme);
+    expect(inReadme.length).toBeGreaterThan(2);
+    expect(readme).toContain('npm run bench -- quality');
+    expect(inReadme).toEqual(tableIn(readFileSync(join(ROOT, 'docs', 'benchmarks.md'), 'utf8')));
+  });
+
   it('every docs/ page and example it links exists, and no page refers outside the repo', () => {
     const linked = [...readme.matchAll(/\]\(((?:docs|examples)\/[^)#]+)/g)].map((m) => m[1] as string);
     expect(linked).toEqual(expect.arrayContaining(['docs/events.md', 'docs/http-api.md', 'docs/cli.md']));

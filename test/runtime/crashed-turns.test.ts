@@ -81,7 +81,7 @@ describe('runtime: a turn that crashed for good', () => {
     // Its later entries go top-level; its end completes the summary.
     h.send({ type: 'tool_call', turnId: 'T1', callId: 'after', tool: 'StillLogged' });
     h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'error' });
-    await h.advance(2000); // the space's spacing is 1 s plus the budget margin
+    await h.advance(5000); // the stray log's fair share of the space's spacing (1 s plus the budget margin)
     // Top-level, in the space's stray log (one message with the crash note, edited).
     expect(surface.messages(SPACE).some((m) => m.thread === null && m.text?.includes('StillLogged'))).toBe(
       true,

@@ -68,7 +68,7 @@ describe('runtime: one turn', () => {
     const r2 = h.userMessage('u2');
     h.send({ type: 'turn_started', turnId: 'T2', rootRef: 'u2' });
     h.send({ type: 'tool_call', turnId: 'T2', callId: 'c1', tool: 'Write' });
-    await h.advance(100);
+    await h.advance(3000); // every create waits for the space's spacing (1 s plus the budget margin)
     const creates = h.surface.calls.filter((c) => c.op === 'create' && c.status < 300);
     expect(creates.map((c) => c.thread)).toEqual([r1.threadId, r2.threadId]);
     await h.runtime.stop();

@@ -32,7 +32,7 @@ describe('spec E2E: routing & filters', () => {
       command: 'rm',
       args: ['-rf', '/tmp/cache'],
     });
-    await h.advance(100);
+    await h.advance(2000); // every write waits for the space's spacing (1 s plus the budget margin)
     const creates = ok(h.surface.calls.filter((c) => c.op === 'create'));
     expect(creates).toHaveLength(2);
     const card = creates.find((c) => c.text?.includes('rm -rf /tmp/cache'));
@@ -206,7 +206,7 @@ describe('spec E2E: subagents', () => {
     });
     h.send({ type: 'subagent', turnId: 'T1', subagentId: 's1', status: 'done', name: 'Explore' });
     h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await h.advance(100);
+    await h.advance(2000); // every write waits for the space's spacing (1 s plus the budget margin)
     const creates = ok(h.surface.calls.filter((c) => c.op === 'create'));
     expect(creates).toHaveLength(1);
     expect(creates[0]?.thread).toBe(root.threadId);
@@ -247,12 +247,12 @@ describe('spec E2E: subagents', () => {
     });
     h.send({ type: 'subagent', turnId: 'T1', subagentId: 's1', status: 'done', name: 'Plan' });
     h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await h.advance(100);
+    await h.advance(2000); // every write waits for the space's spacing (1 s plus the budget margin)
     const creates = ok(h.surface.calls.filter((c) => c.op === 'create'));
     expect(creates).toHaveLength(1);
     const text = h.surface.messages(SPACE).find((m) => m.id === creates[0]?.messageId)?.text ?? '';
     const [headline, ...lines] = text.split('\n');
-    expect(headline).toBe('✅ Agent activity · 0s');
+    expect(headline).toBe('✅ Agent activity · 1s');
     expect(lines).toHaveLength(5);
     await h.runtime.stop();
   });
@@ -264,7 +264,7 @@ describe('spec E2E: subagents', () => {
     h.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read' });
     await settle();
     h.send({ type: 'tool_call', subagentId: 's9', callId: 'c2', tool: 'Orphan' });
-    await h.advance(100);
+    await h.advance(2000); // every write waits for the space's spacing (1 s plus the budget margin)
     const creates = ok(h.surface.calls.filter((c) => c.op === 'create'));
     expect(creates.map((c) => c.thread)).toEqual([root.threadId, null]);
     expect(creates[1]?.text).toContain('Orphan');

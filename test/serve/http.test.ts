@@ -363,8 +363,10 @@ describe('GET /v1/turns/:turnId', () => {
     expect(live.json.state).not.toBe('ended');
 
     await postEvents(serve.url, ndjson({ type: 'turn_ended', space: SPACE, turnId: 'T1', outcome: 'ok' }));
+    // The terminal frame waits for the space's next slot after the first post (1 s plus the budget margin).
     await vi.waitFor(
       async () => {
+        serve!.clock.increment(200);
         const ended = await getJson(serve!.url, '/v1/turns/T1');
         expect(ended.json).toMatchObject({ state: 'ended', outcome: 'ok' });
         expect((ended.json.logMessages as unknown[]).length).toBe(1);

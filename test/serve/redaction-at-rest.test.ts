@@ -126,9 +126,14 @@ describe('serve: direction controls never reach a platform', () => {
     ];
     expect((await postEvents(s.url, ndjson(...events))).json.accepted).toBe(events.length);
     await s.runtime.sync();
-    await vi.waitFor(() => expect(s.surface.calls.some((c) => c.text?.includes('file'))).toBe(true), {
-      timeout: 5000,
-    });
+    // Each write waits for the space's next slot (1 s plus the budget margin).
+    await vi.waitFor(
+      () => {
+        s.clock.increment(200);
+        expect(s.surface.calls.some((c) => c.text?.includes('file'))).toBe(true);
+      },
+      { timeout: 5000 },
+    );
     const everything = JSON.stringify([s.surface.calls, await s.store.events('T1')]);
     expect(everything).toContain('filegnp.exe');
     expect(everything).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/);

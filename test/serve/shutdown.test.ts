@@ -44,7 +44,17 @@ describe('Serve.close()', () => {
     const serve = await startTestServe();
     await turnWithPendingEdit(serve);
     expect(serve.surface.calls.filter((c) => c.op === 'update')).toEqual([]);
-    expect(await serve.close()).toEqual({ flushed: true });
+    // The flushed frame waits for the space's next slot after the first post (1 s plus the budget margin).
+    let closed: unknown = null;
+    const closing = serve.close().then((result) => {
+      closed = result;
+    });
+    for (let i = 0; i < 50 && closed === null; i++) {
+      serve.clock.increment(100);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await closing;
+    expect(closed).toEqual({ flushed: true });
     const [log] = serve.surface.messages(SPACE).filter((m) => m.text.includes('npm test'));
     expect(log?.edits).toBe(1);
     // The result completed its call's line in place: the flushed edit shows it (under the headline).

@@ -48,16 +48,21 @@ export interface GchatSurfaceOptions {
   auth?: GchatAuth;
   /** Per request; a request without an answer by then is `transient`. Default 30 000. */
   requestTimeoutMs?: number;
-  /** Refuse text over `capabilities.maxChars` (4096, Chat's older limit) before sending. Default false (Google checks 32,000 bytes). */
+  /** Refuse text over GCHAT_STRICT_TEXT_CHARS (4096, Chat's older limit) before sending. Default false (Google checks 32,000 bytes). */
   strict?: boolean;
 }
 
+/** Chat's older per-message text limit, which strict mode still enforces. */
+export const GCHAT_STRICT_TEXT_CHARS = 4096;
+
 /**
- * The reference spec budgets 4096 chars (the API takes 32,000 bytes); threads only in named spaces;
- * `requestId` is idempotent; cardsV2 with buttons.
+ * A message may take 32,000 bytes (https://developers.google.com/workspace/chat/create-messages):
+ * 7,000 characters stay within it even at UTF-8's 4 bytes a character, with room for the
+ * rendering's markup, so a 200-event turn's log fits one message instead of rolling over into a
+ * second, notifying one. Threads only in named spaces; `requestId` is idempotent; cardsV2 with buttons.
  */
 export const GCHAT_CAPABILITIES: Readonly<PlatformCapabilities> = {
-  maxChars: 4096,
+  maxChars: 7000,
   silentPosts: false,
   threadsInDms: false,
   idempotentCreate: true,
@@ -85,7 +90,11 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
   if (!(timeout > 0)) {
     throw new RangeError(`createGchatSurface: requestTimeoutMs must be positive, got ${timeout}`);
   }
-  const capabilities: PlatformCapabilities = { ...GCHAT_CAPABILITIES };
+  // Strict mode keeps the older text limit, so what turnlog writes is sized for it.
+  const capabilities: PlatformCapabilities = {
+    ...GCHAT_CAPABILITIES,
+    ...(opts.strict ? { maxChars: GCHAT_STRICT_TEXT_CHARS } : {}),
+  };
   const backoff = createSpaceBackoff();
 
   /** One API call in `space`: abort honoured, errors mapped, the space's backoff reset on success. */

@@ -53,7 +53,7 @@ describe('gchat E2E: core happy path', () => {
     await openedTurn();
     const logMessage = e.creates()[0]?.messageId;
     e.send(toolCall('c2', 'Grep', { pattern: 'TODO' }));
-    await e.advance(1000);
+    await e.advance(1500); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     const updates = landed(e.updates());
     expect(updates).toHaveLength(1);
     expect(updates[0]).toMatchObject({ messageId: logMessage, notifies: false });
@@ -81,7 +81,7 @@ describe('gchat E2E: core happy path', () => {
     const root = await openedTurn();
     e.send({ type: 'answer', turnId: 'T1', text: 'All **done**.' });
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await e.advance(1000);
+    await e.advance(3000); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     const answer = landed(e.creates()).find((c) => c.text?.startsWith('All'));
     expect(answer).toMatchObject({ thread: null, notifies: true, text: 'All *done*.' });
     expect(answer?.details).not.toHaveProperty('messageReplyOption');
@@ -93,8 +93,8 @@ describe('gchat E2E: core happy path', () => {
     await openedTurn();
     e.send(toolCall('c2', 'Write', { path: 'src/out.ts' }));
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    // No time passes: the end does not wait for the debounce.
-    await e.quiet();
+    // The end does not wait for the debounce, only for the space's next slot after the first post.
+    await e.advance(1200);
     const updates = landed(e.updates());
     expect(updates).toHaveLength(1);
     expect(updates[0]?.text).toContain('Write(src/out.ts)');

@@ -91,14 +91,14 @@ describe('gchat E2E: error handling', () => {
     const first = e.creates()[0]?.messageId;
     await e.faults([{ op: 'update', status: 503, times: 2 }]);
     e.send(tool('c2', 'two.ts'));
-    await e.advance(1000); // the edit fails
+    await e.advance(1500); // the edit fails (after the space's spacing)
     await e.advance(500); // its one retry fails
     expect(e.updates().map((c) => [c.messageId, c.status])).toEqual([
       [first, 503],
       [first, 503],
     ]);
     e.send(tool('c3', 'three.ts'));
-    await e.advance(100);
+    await e.advance(2500); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     const creates = landed(e.creates());
     expect(creates).toHaveLength(2);
     expect(creates[1]).toMatchObject({ thread: root.threadId });
@@ -114,7 +114,7 @@ describe('gchat E2E: error handling', () => {
     const first = e.creates()[0]!.messageId!;
     await e.personDeletes(first);
     e.send(tool('c2', 'two.ts'));
-    await e.advance(1000);
+    await e.advance(2500); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     expect(e.updates().map((c) => [c.messageId, c.status])).toEqual([[first, 404]]);
     const creates = landed(e.creates());
     expect(creates).toHaveLength(2);

@@ -25,13 +25,13 @@ describe('gchat E2E: lifecycle & state', () => {
     const r2 = await e.userMessage('u2');
     e.send({ type: 'turn_started', turnId: 'T2', rootRef: 'u2' });
     e.send({ type: 'tool_call', turnId: 'T2', callId: 'c1', tool: 'Write' });
-    await e.advance(1500);
+    await e.advance(3000); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     const creates = landed(e.creates());
     expect(creates.map((c) => c.thread)).toEqual([r1.threadId, r2.threadId]);
     expect(creates[0]?.messageId).not.toBe(creates[1]?.messageId);
     // T1's only edit is its own terminal frame (its headline says done); T2 never edits T1's message.
     expect(e.updates().map((u) => [u.messageId, u.text?.split('\n')[0]])).toEqual([
-      [creates[0]?.messageId, '✅ Agent activity · 0s'],
+      [creates[0]?.messageId, '✅ Agent activity · 1s'],
     ]);
   });
 
@@ -68,7 +68,7 @@ describe('gchat E2E: subagent propagation', () => {
     });
     e.send({ type: 'subagent', turnId: 'T1', subagentId: 's1', status: 'done', name: 'Explore' });
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await e.advance(1000);
+    await e.advance(2000); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     const creates = landed(e.creates());
     expect(creates).toHaveLength(1);
     expect(creates[0]?.thread).toBe(root.threadId);
@@ -89,11 +89,11 @@ describe('gchat E2E: subagent propagation', () => {
     e.send({ type: 'subagent', ...nested, status: 'done', name: 'Search' });
     e.send({ type: 'subagent', turnId: 'T1', subagentId: 's1', status: 'done', name: 'Plan' });
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await e.advance(1000);
+    await e.advance(2000); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     const creates = landed(e.creates());
     expect(creates.map((c) => c.thread)).toEqual([root.threadId]);
     const [headline, ...lines] = textOf(creates[0]?.messageId).split('\n');
-    expect(headline).toBe('✅ Agent activity · 0s');
+    expect(headline).toBe('✅ Agent activity · 1s');
     expect(lines).toHaveLength(5);
     expect(lines[2]).toContain('grandchild');
   });
@@ -105,7 +105,7 @@ describe('gchat E2E: subagent propagation', () => {
     e.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read' });
     await e.quiet();
     e.send({ type: 'tool_call', subagentId: 's9', callId: 'c2', tool: 'Orphan' });
-    await e.advance(1000);
+    await e.advance(2000); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     const creates = landed(e.creates());
     expect(creates.map((c) => c.thread)).toEqual([root.threadId, null]);
     expect(creates[1]?.details).not.toHaveProperty('messageReplyOption');

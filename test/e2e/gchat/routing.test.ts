@@ -36,7 +36,7 @@ describe('gchat E2E: routing & filters', () => {
       command: 'rm',
       args: ['-rf', '/tmp/cache'],
     });
-    await e.advance(100);
+    await e.advance(2000); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     const card = landed(e.creates()).find((c) => c.details?.cards === 1);
     expect(card).toMatchObject({ thread: root.threadId, notifies: true });
     expect(card?.details).toMatchObject({

@@ -47,7 +47,7 @@ describe('slack E2E: the card in the person’s thread', () => {
     e.send(toolCall('c3', 'Grep', { pattern: 'two' }));
     await e.advance(300);
     e.send(toolCall('c4', 'Grep', { pattern: 'three' }));
-    await e.advance(1500);
+    await e.advance(2500); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     const updates = landed(e.updates());
     expect(updates).toHaveLength(1);
     expect(updates[0]).toMatchObject({ messageId: card, path: '/api/chat.update', notifies: false });
@@ -91,7 +91,7 @@ describe('slack E2E: the card in the person’s thread', () => {
     const root = await openedTurn();
     e.send({ type: 'answer', turnId: 'T1', text: 'All **done**.' });
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await e.advance(2000);
+    await e.advance(4000); // every write, creates too, waits for the space's spacing (1 s plus the budget margin)
     const answer = landed(e.creates()).find((c) => c.messageId !== e.creates()[0]?.messageId);
     expect(answer).toMatchObject({ thread: null, notifies: true });
     expect(e.messages().find((m) => m.id === answer?.messageId)?.text).toBe('All *done*.');

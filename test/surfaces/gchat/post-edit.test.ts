@@ -165,7 +165,7 @@ describe('gchat surface: shape and input', () => {
   it('declares the Google Chat capabilities', () => {
     expect(h.surface.platform).toBe('gchat');
     expect(h.surface.capabilities).toEqual({
-      maxChars: 4096,
+      maxChars: 7000,
       silentPosts: false,
       threadsInDms: false,
       idempotentCreate: true,
