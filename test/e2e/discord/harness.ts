@@ -44,7 +44,8 @@ export interface DiscordE2E {
   /** A person writes in the channel, fed to the runtime as an `inbound` event with `ref`. */
   userMessage(ref: string, opts?: { space?: string; text?: string }): Promise<{ messageId: string }>;
   quiet(): Promise<void>;
-  advance(ms: number): Promise<void>;
+  /** Moves the clock `ms` in steps of `stepMs` (default 100), waiting after each until no call is in flight. */
+  advance(ms: number, stepMs?: number): Promise<void>;
   /** Calls the app made (a person's messages and deletions left out). */
   calls(): RecordedCall[];
   creates(): RecordedCall[];
@@ -176,9 +177,9 @@ export async function startDiscordE2E(opts: DiscordE2EOptions = {}): Promise<Dis
       return posted;
     },
     quiet,
-    async advance(ms) {
-      for (let left = ms; left > 0; left -= STEP_MS) {
-        clock.increment(Math.min(STEP_MS, left));
+    async advance(ms, stepMs = STEP_MS) {
+      for (let left = ms; left > 0; left -= stepMs) {
+        clock.increment(Math.min(stepMs, left));
         vi.setSystemTime(clock.now());
         await quiet();
       }
