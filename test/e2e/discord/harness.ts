@@ -65,7 +65,14 @@ const settle = async (): Promise<void> => {
   for (let i = 0; i < 8; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 };
 
-function counted(surface: DiscordSurface, inFlight: { count: number; errors: string[] }): DiscordSurface {
+/** Calls in flight through a {@link counted} surface, and what the failed ones said. */
+export interface InFlight {
+  count: number;
+  errors: string[];
+}
+
+/** The surface with its calls counted while in flight (everything else passed through). */
+export function counted(surface: DiscordSurface, inFlight: InFlight): DiscordSurface {
   const track = <T>(call: Promise<T>): Promise<T> => {
     inFlight.count++;
     return call.then(
@@ -89,6 +96,23 @@ function counted(surface: DiscordSurface, inFlight: { count: number; errors: str
   };
 }
 
+/** Waits (vi.waitFor, generously bounded) until no Discord call is in flight, twice in a row after settling. */
+export async function untilNoCallInFlight(inFlight: InFlight): Promise<void> {
+  for (;;) {
+    await settle();
+    if (inFlight.count === 0) {
+      await settle();
+      if (inFlight.count === 0) return;
+    }
+    await vi.waitFor(
+      () => {
+        if (inFlight.count > 0) throw new Error(`${inFlight.count} Discord calls still in flight`);
+      },
+      { timeout: 10_000, interval: 1 },
+    );
+  }
+}
+
 export interface DiscordE2EOptions {
   config?: TurnlogConfigInput;
   emulator?: Omit<DiscordEmulatorOptions, 'now'>;
@@ -106,7 +130,7 @@ export async function startDiscordE2E(opts: DiscordE2EOptions = {}): Promise<Dis
   vi.setSystemTime(clock.now());
   const emulator =
     opts.reuse?.emulator ?? (await startDiscordEmulator({ ...opts.emulator, now: () => clock.now() }));
-  const inFlight = { count: 0, errors: [] as string[] };
+  const inFlight: InFlight = { count: 0, errors: [] };
   const warnings: string[] = [];
   const surface = counted(
     createDiscordSurface({ token: TOKEN, apiUrl: emulator.url, now: () => clock.now() }),
@@ -128,21 +152,7 @@ export async function startDiscordE2E(opts: DiscordE2EOptions = {}): Promise<Dis
     if (!result.ok) throw new Error(result.error);
   };
 
-  const quiet = async (): Promise<void> => {
-    for (;;) {
-      await settle();
-      if (inFlight.count === 0) {
-        await settle();
-        if (inFlight.count === 0) return;
-      }
-      await vi.waitFor(
-        () => {
-          if (inFlight.count > 0) throw new Error(`${inFlight.count} Discord calls still in flight`);
-        },
-        { timeout: 10_000, interval: 1 },
-      );
-    }
-  };
+  const quiet = () => untilNoCallInFlight(inFlight);
 
   const calls = () =>
     emulator.state.calls().filter((c) => c.op !== 'inbound' && c.path !== '/_emulator/delete');
