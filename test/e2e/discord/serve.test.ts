@@ -15,14 +15,8 @@ import { type DiscordEmulator, startDiscordEmulator } from '../../../src/emulato
 import type { DiscordSurface } from '../../../src/platforms/discord/index.js';
 import { builtinPlatforms } from '../../../src/platforms/registry.js';
 import { createSurfaces, type Serve, startServe } from '../../../src/serve/index.js';
-import {
-  counted,
-  type InFlight,
-  landed,
-  START_MS,
-  SUPPRESS_NOTIFICATIONS,
-  untilNoCallInFlight,
-} from './harness.js';
+import { countCalls, createInFlight, stepClock, untilNoCallInFlight } from '../shared/calls-in-flight.js';
+import { landed, START_MS, SUPPRESS_NOTIFICATIONS } from './harness.js';
 
 const CHANNELS = [0, 1, 2, 3].map((i) => `18000000000000002${i}0`);
 const TURNS = 16;
@@ -52,12 +46,12 @@ it('16 concurrent turns in 4 channels through turnlog serve: threaded, typing, o
     platforms: { discord: { apiUrl: emulator.url, token: 'env:DISCORD_BOT' } },
   };
   // The surface serve's config builds, counted.
-  const inFlight: InFlight = { count: 0, errors: [] };
+  const inFlight = createInFlight();
   const built = createSurfaces(loadConfig(config, env).platforms, builtinPlatforms, {
     now: () => clock.now(),
     env,
   });
-  const surface = counted(built.discord as DiscordSurface, inFlight);
+  const surface = countCalls(built.discord as DiscordSurface, inFlight);
   serve = await startServe({ config, env, clock, surfaces: { discord: surface } });
 
   const post = async (events: Record<string, unknown>[]) => {
@@ -68,13 +62,10 @@ it('16 concurrent turns in 4 channels through turnlog serve: threaded, typing, o
     });
     expect(res.status).toBe(202);
   };
-  const advance = async (ms: number) => {
-    for (let left = ms; left > 0; left -= 100) {
-      clock.increment(Math.min(100, left));
-      vi.setSystemTime(clock.now());
-      await untilNoCallInFlight(inFlight);
-    }
-  };
+  const advance = (ms: number) =>
+    stepClock(clock, ms, () => untilNoCallInFlight(inFlight, 'Discord'), {
+      onStep: () => vi.setSystemTime(clock.now()),
+    });
 
   const roots: string[] = [];
   for (let t = 0; t < TURNS; t += 1) {
