@@ -291,11 +291,20 @@ const onRateLimited = (target: string) => ({
   ],
 });
 
-/** 404 on an edit: a person deleted the log message; finalize it, the pending entries go out in a new one. */
+/**
+ * 404 on an edit: a person deleted the log message, or the platform will not
+ * edit it any more (Discord: an archived thread it could not reopen, an
+ * hour-old message); finalize it, the pending entries go out in a new one,
+ * and the turn's warnings say why.
+ */
 const onNotFound = (target: string) => ({
   guard: { type: 'isNotFound' as const, params: errorParams },
   target,
-  actions: ['finalizeCurrent' as const, 'keepUnsentOnly' as const],
+  actions: [
+    'finalizeCurrent' as const,
+    'keepUnsentOnly' as const,
+    warnFailed('log message not editable, the log goes on in a new one'),
+  ],
 });
 
 /** Stop editing the live log message (`what` failed): finalize it, its unsent entries wait for a new one. */

@@ -5,7 +5,7 @@
  * and sends the edit again, so the turn goes on in the same message. When the
  * thread cannot be reopened (the bot may not manage threads: 403), the log
  * goes on in a fresh message in the thread, which Discord's create reopens,
- * and the surface's error says why.
+ * and the turn's warnings say why.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHANNEL, type DiscordE2E, landed, SUPPRESS_NOTIFICATIONS, startDiscordE2E } from './harness.js';
@@ -64,7 +64,7 @@ describe('discord E2E: an archived thread (50083)', () => {
     expect(e.calls().filter((c) => c.status === 429)).toEqual([]);
   });
 
-  it('cannot reopen it (403): goes on in a fresh, silent message in the thread, the reason reported', async () => {
+  it('cannot reopen it (403): goes on in a fresh, silent message in the thread, the reason in the turn’s warnings', async () => {
     e = await startDiscordE2E();
     const root = await e.userMessage('u0');
     await e.faults([{ method: 'PATCH', path: `/\\/channels\\/${root.messageId}$/`, status: 403, times: 1 }]);
@@ -80,7 +80,12 @@ describe('discord E2E: an archived thread (50083)', () => {
     await e.advance(10_000);
 
     expect(archivedFlag(e, root.messageId).map((c) => c.status)).toEqual([200, 403]);
-    expect(e.errors.some((m) => /is archived and could not be reopened/.test(m))).toBe(true);
+    // The turn's warnings (GET /v1/turns/:id) say why its log moved to a new message.
+    expect(e.runtime.turn('T1')?.warnings).toEqual([
+      expect.stringMatching(
+        /^log message not editable, the log goes on in a new one: .*is archived and could not be reopened/,
+      ),
+    ]);
     const messages = e.thread(root.messageId);
     expect(messages.map((m) => m.id)).toEqual([first!.id, messages[1]!.id]);
     expect(messages[1]?.text).toContain('file-1.ts');
