@@ -6,7 +6,8 @@
  * requests/s in all), on the system clock.
  *
  * 100 concurrent turns in 10 channels: each anchored on a person's message,
- * 5 tool calls a second apart, an answer and the end. Reported: the
+ * 5 tool calls a second apart, 10 s of quiet thinking (typing shows in each
+ * thread, through the budget), an answer and the end. Reported: the
  * emulator's 429s (target 0), terminal frames landed (the log showing its
  * last tool call, and the answer posted), and the lag from `turn_ended` to
  * the log's last edit landing (p50, p95), with the wall time.
@@ -19,6 +20,8 @@ const TURNS = 100;
 const CHANNELS = 10;
 const TOOLS = 5;
 const DRAIN_LIMIT_MS = 120_000;
+/** The agents think quietly after their tool calls: the typing indicator's time. */
+const QUIET_MS = 10_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: number[], p: number) =>
@@ -59,6 +62,7 @@ export default async function run(): Promise<void> {
     }
     await sleep(1000);
   }
+  await sleep(QUIET_MS);
   for (const turn of turns) {
     send(turn.space, { type: 'answer', turnId: `T${turn.t}`, text: `answer ${turn.t}` });
     send(turn.space, { type: 'turn_ended', turnId: `T${turn.t}`, outcome: 'ok' });
@@ -86,12 +90,15 @@ export default async function run(): Promise<void> {
   await runtime.stop();
   await emulator.close();
   console.log(
-    `${TURNS} turns in ${CHANNELS} channels through createRuntime, ${TOOLS} tool calls 1 s apart, an answer each; emulator with Discord's limits\n`,
+    `${TURNS} turns in ${CHANNELS} channels through createRuntime, ${TOOLS} tool calls 1 s apart, ${QUIET_MS / 1000} s quiet, an answer each; emulator with Discord's limits\n`,
   );
-  console.log('| calls | 429s | terminal frames + answers landed | lag p50 | lag p95 | wall |');
-  console.log('|---|---|---|---|---|---|');
   console.log(
-    `| ${calls.length} | ${calls.filter((c) => c.status === 429).length} | ${done.length}/${TURNS} | ${percentile(lags, 0.5)} ms | ${percentile(lags, 0.95)} ms | ${wallS.toFixed(1)} s |`,
+    '| calls | of which typing | 429s | terminal frames + answers landed | lag p50 | lag p95 | wall |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  const typing = calls.filter((c) => c.details?.typing === true).length;
+  console.log(
+    `| ${calls.length} | ${typing} | ${calls.filter((c) => c.status === 429).length} | ${done.length}/${TURNS} | ${percentile(lags, 0.5)} ms | ${percentile(lags, 0.95)} ms | ${wallS.toFixed(1)} s |`,
   );
   if (warnings.length > 0) console.log(`\n${warnings.length} runtime warnings, first: ${warnings[0]}`);
 }

@@ -3,6 +3,8 @@
  * message in the turn's thread and editing it as entries arrive.
  *
  *   idle ──log──▶ opened ──log──▶ debouncing ──edit──▶ opened.live
+ *                   opened.live ──the platform has a clock (typing, an edit window)──▶ opened.ticking
+ *                   opened.ticking: typing every `tick`; the edit window closing ──▶ debouncing (a rollover)
  *                   │                 │  └─rollover─▶ rolling-over ──▶ debouncing | opened.live
  *                   └─first post fails (transiently, 3 times)─▶ degraded (one top-level log message, edited)
  *   proactive: idle ──▶ heading (post `🕒 <title>`, the log threads under it) ──▶ idle
@@ -15,11 +17,11 @@
  * through `.provide()`, so this file pastes into Stately Studio as it is.
  *
  * Timers are named delays (`editDebounce`, `editRetry`, `retryAfter`,
- * `budgetRetry`); XState does not restore them from a persisted snapshot, so
+ * `budgetRetry`, `tick`); XState does not restore them from a persisted snapshot, so
  * every waiting state re-enters itself on `turn.recover`, which the
  * supervisor sends after restoring a turn.
  */
-import { and, assign, setup } from 'xstate';
+import { and, assign, or, setup } from 'xstate';
 import type { FrameHeadline, FrameLine, SurfaceFrame } from '../src/surfaces/frame.js';
 import type { EditRequest, PostedMessage, PostRequest, ThreadAnchor } from '../src/surfaces/surface.js';
 import type { TurnLogState } from '../src/turnlog/log.js';
@@ -89,7 +91,15 @@ export type Frame =
 export const frameKey = (frame: Frame | null): string =>
   frame === null ? '' : `${frame.headline.state}\u0000${frame.headline.title}\u0000${frame.text}`;
 
-export interface LogMessageRef extends PostedMessage {
+/**
+ * A log message the turn posted: `postedAt` (epoch ms, stamped just before
+ * the create was sent) tells when the platform's edit window closes on it.
+ */
+export interface PostedLog extends PostedMessage {
+  postedAt?: number;
+}
+
+export interface LogMessageRef extends PostedLog {
   /** No further edits: rolled over, deleted by a person, or abandoned after failed edits. */
   final: boolean;
 }
@@ -118,7 +128,7 @@ export interface TurnContext {
   shown: number;
   frame: Frame | null;
   /** The live log message, or null before the first post / after finalizing. */
-  current: PostedMessage | null;
+  current: PostedLog | null;
   logMessages: LogMessageRef[];
   lastSentText: string | null;
   /** Posts made, for deterministic client ids (turn id + ordinal). */
@@ -160,6 +170,11 @@ export type TurnEvent =
 /** What a post/edit actor needs: the request and nothing else. */
 export type PostInput = PostRequest;
 export type EditInput = EditRequest;
+/** Where a typing indicator shows: the log's thread, or the space (a top-level log). */
+export interface TypingInput {
+  space: string;
+  threadId?: string;
+}
 
 /**
  * The first thread post gets this many attempts when it fails transiently
@@ -241,6 +256,28 @@ const requestingToken = (then: string) => ({
   },
 });
 
+/** A live log message: the next entry starts the debounce, the end sends the terminal frame. */
+const whileLive = {
+  'turn.log': {
+    target: '#turn.debouncing',
+    actions: { type: 'appendEntry' as const, params: entryParams },
+  },
+  // Even with nothing pending the headline changes (done, failed, stopped): the terminal frame goes out.
+  'turn.end': {
+    target: '#turn.flushing',
+    actions: {
+      type: 'recordOutcome' as const,
+      params: ({ event }: { event: { outcome: TurnOutcome } }) => ({ outcome: event.outcome }),
+    },
+  },
+};
+
+/** Typing shows where the log is: its thread, or the space for a top-level log. */
+const typingInput = (context: TurnContext): TypingInput => {
+  const threadId = context.current?.threadId ?? context.anchor?.threadId;
+  return { space: context.space, ...(threadId ? { threadId } : {}) };
+};
+
 /*
  * The error policies of the sending states, each written once. Every send is
  * an invoke whose `onError` lists its transitions in order (the first whose
@@ -281,11 +318,20 @@ const onRateLimited = (target: string) => ({
   ],
 });
 
-/** 404 on an edit: a person deleted the log message; finalize it, the pending entries go out in a new one. */
+/**
+ * 404 on an edit: a person deleted the log message, or the platform will not
+ * edit it any more (Discord: an archived thread it could not reopen, an
+ * hour-old message); finalize it, the pending entries go out in a new one,
+ * and the turn's warnings say why.
+ */
 const onNotFound = (target: string) => ({
   guard: { type: 'isNotFound' as const, params: errorParams },
   target,
-  actions: ['finalizeCurrent' as const, 'keepUnsentOnly' as const],
+  actions: [
+    'finalizeCurrent' as const,
+    'keepUnsentOnly' as const,
+    warnFailed('log message not editable, the log goes on in a new one'),
+  ],
 });
 
 /** Stop editing the live log message (`what` failed): finalize it, its unsent entries wait for a new one. */
@@ -346,7 +392,7 @@ export const turnMachine = setup({
     // Pure bookkeeping.
     recordOutcome: assign((_, params: { outcome: TurnOutcome }) => ({ outcome: params.outcome })),
     nextOrdinal: assign(({ context }) => ({ ordinal: context.ordinal + 1 })),
-    recordPosted: assign(({ context }, params: { message: PostedMessage }) => ({
+    recordPosted: assign(({ context }, params: { message: PostedLog }) => ({
       current: params.message,
       logMessages: [...context.logMessages, { ...params.message, final: false }],
       // The first post in a turn tells us the thread id (Discord creates the thread, Slack/GChat report it).
@@ -411,11 +457,20 @@ export const turnMachine = setup({
     canRetryTerminal: ({ context }) => context.failures < context.settings.terminalAttempts,
     isNotFound: (_, params: { error: unknown }) => errorKind(params.error) === 'not-found',
     isRateLimited: (_, params: { error: unknown }) => errorKind(params.error) === 'rate-limited',
+    // Provided: they read the platform (its typing indicator, its edit window) and the clock.
+    /** The platform shows a typing indicator the turn refreshes while its log is live and quiet. */
+    showsTyping: () => false,
+    /** The live log message will reach the platform's edit window (its age limit). */
+    hasEditWindow: () => false,
+    /** The live log message is about to reach the end of its edit window: roll over now. */
+    editWindowClosing: () => false,
+    needsTicking: or(['showsTyping', 'hasEditWindow']),
   },
   actors: {
     // Provided: the platform's ChatSurface.
-    postMessage: {} as import('xstate').PromiseActorLogic<PostedMessage, PostInput>,
+    postMessage: {} as import('xstate').PromiseActorLogic<PostedLog, PostInput>,
     editMessage: {} as import('xstate').PromiseActorLogic<void, EditInput>,
+    showTyping: {} as import('xstate').PromiseActorLogic<void, TypingInput>,
   },
   delays: {
     editDebounce: ({ context }) => context.settings.editDebounceMs,
@@ -424,6 +479,8 @@ export const turnMachine = setup({
     firstPostRetry: ({ context }) => context.settings.editRetryMs * 2 ** Math.max(0, context.failures - 1),
     retryAfter: ({ context }) => context.retryAfterMs,
     budgetRetry: ({ context }) => context.budgetRetryMs,
+    /** Provided: until the next typing indicator is due or the edit window closes, whichever comes first. */
+    tick: () => 8000,
   },
 }).createMachine({
   id: 'turn',
@@ -621,15 +678,59 @@ export const turnMachine = setup({
           on: { 'turn.recover': { target: 'retryingFirstPost', reenter: true } },
         },
         live: {
+          // Where the platform keeps a clock on a live log (Discord: typing, the edit window), it ticks.
+          always: { guard: 'needsTicking', target: 'ticking' },
+          on: whileLive,
+        },
+        /**
+         * Live and quiet, on a platform with a clock: every `tick` a typing
+         * indicator (asking the budget first: it is a write; a refusal skips
+         * it, a 429 backs off for its Retry-After), and before the log message
+         * reaches the end of its edit window the turn rolls over to a fresh
+         * (silent) message. Left at the next entry or the end.
+         */
+        ticking: {
+          initial: 'resting',
           on: {
-            'turn.log': {
-              target: '#turn.debouncing',
-              actions: { type: 'appendEntry', params: entryParams },
+            ...whileLive,
+            // Timers are not restored: start the clock again.
+            'turn.recover': { target: 'ticking', reenter: true },
+          },
+          states: {
+            resting: {
+              after: {
+                tick: [
+                  // Through the budget like any edit: the rollover's final edit and the fresh message.
+                  { guard: 'editWindowClosing', target: '#turn.debouncing.requesting' },
+                  { guard: 'showsTyping', target: 'asking' },
+                  { target: 'resting', reenter: true },
+                ],
+              },
             },
-            // Even with nothing pending the headline changes (done, failed, stopped): the terminal frame goes out.
-            'turn.end': {
-              target: '#turn.flushing',
-              actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            asking: {
+              entry: 'requestProgressToken',
+              on: {
+                'budget.granted': 'typing',
+                // No typing this time (the budget keeps its tokens for frames): try again next tick.
+                'budget.refused': 'resting',
+              },
+            },
+            typing: {
+              invoke: {
+                id: 'typing',
+                src: 'showTyping',
+                input: ({ context }) => typingInput(context),
+                onDone: 'resting',
+                onError: [
+                  onRateLimited('backingOff'),
+                  // Advisory: a failed indicator is not a failed turn; the next tick tries again.
+                  { target: 'resting' },
+                ],
+              },
+            },
+            /** 429: no typing for the Retry-After (the budget cools off the scope too), then tick again. */
+            backingOff: {
+              after: { retryAfter: 'resting' },
             },
           },
         },

@@ -181,8 +181,8 @@ const FLUSH_POLL_MS = 20;
 function isQuiet(snapshot: AnyMachineSnapshot): boolean {
   const context = snapshot.context as TurnContext;
   if (context.appended > context.shown) return false;
-  return ['opened.live', 'idle', 'degraded.quiet', 'degraded.waitingForMore'].some((state) =>
-    snapshot.matches(state as never),
+  return ['opened.live', 'opened.ticking', 'idle', 'degraded.quiet', 'degraded.waitingForMore'].some(
+    (state) => snapshot.matches(state as never),
   );
 }
 

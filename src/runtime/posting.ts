@@ -66,7 +66,10 @@ function isSurface(value: unknown): value is ChatSurface {
  * `X-RateLimit-*` headers), how long before a call would be admitted: 0 to go.
  */
 export interface PacedSurface {
-  waitMsFor(call: 'post' | 'edit', req: { space: string; threadId?: string; messageId?: string }): number;
+  waitMsFor(
+    call: 'post' | 'edit' | 'typing',
+    req: { space: string; threadId?: string; messageId?: string },
+  ): number;
 }
 
 function isPaced(surface: ChatSurface): surface is ChatSurface & PacedSurface {
@@ -98,7 +101,7 @@ function sleepOn(clock: Timers, ms: number, signal: AbortSignal): Promise<void> 
  */
 export async function paceFor(
   surface: ChatSurface,
-  call: 'post' | 'edit',
+  call: 'post' | 'edit' | 'typing',
   req: { space: string; threadId?: string; messageId?: string },
   clock: Timers,
   signal: AbortSignal,

@@ -5,10 +5,18 @@
  */
 import { assign, fromPromise, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
-import { type Frame, type TurnContext, type TurnOutcome, turnMachine } from '../../machines/turn.machine.js';
+import {
+  type Frame,
+  type PostedLog,
+  type TurnContext,
+  type TurnOutcome,
+  type TypingInput,
+  turnMachine,
+} from '../../machines/turn.machine.js';
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import type { PlatformCapabilities } from '../platforms/types.js';
 import type { FrameHeadline, FrameState, SurfaceFrame } from '../surfaces/frame.js';
-import type { ChatSurface, EditRequest, PostedMessage, PostRequest } from '../surfaces/surface.js';
+import type { ChatSurface, EditRequest, PostRequest } from '../surfaces/surface.js';
 import { MIN_LOG_MESSAGE_CHARS } from '../turnlog/condense.js';
 import { PENDING_MARK } from '../turnlog/format.js';
 import {
@@ -42,6 +50,13 @@ export interface TurnImplementationDeps {
   /** The clock of the headline (elapsed time, `running Bash (12s)`). Default `Date.now`. */
   now?: () => number;
 }
+
+/**
+ * A typing indicator is refreshed this often while a log is live and quiet:
+ * Discord shows one for 10 s
+ * (https://discord.com/developers/docs/resources/channel#trigger-typing-indicator).
+ */
+export const TYPING_INTERVAL_MS = 8_000;
 
 /** A headline's title is cut to this many characters. */
 export const HEADLINE_TITLE_CHARS = 80;
@@ -154,6 +169,28 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
     strategy: context.settings.strategy,
   });
   const logOf = (context: TurnContext): TurnLogState => context.log ?? createTurnLog();
+  /** The space's surface, or undefined when none serves it (its posts fail, saying why; a guard must not throw). */
+  const surfaceIfAny = (space: string): ChatSurface | undefined => {
+    try {
+      return surfaceFor(space);
+    } catch {
+      return undefined;
+    }
+  };
+  const showsTyping = (context: TurnContext): boolean =>
+    typeof surfaceIfAny(context.space)?.typing === 'function';
+  /** When the live log message's edit window closes (epoch ms), or null when it has none. */
+  const editWindowEnd = (context: TurnContext): number | null => {
+    const postedAt = context.current?.postedAt;
+    const window = (surfaceIfAny(context.space)?.capabilities as PlatformCapabilities | undefined)
+      ?.maxEditableAgeMs;
+    if (postedAt === undefined || window === undefined || !(window > 0)) return null;
+    return postedAt + window;
+  };
+  const editWindowClosing = (context: TurnContext, at: number): boolean => {
+    const end = editWindowEnd(context);
+    return end !== null && at >= end;
+  };
 
   /**
    * The next message starts with what the finished one did not show; its
@@ -201,24 +238,35 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       prepareFrame: assign(({ context }) => {
         const result = renderTurnLog(logOf(context), condenseOpts(context));
         const at = now();
+        // The message is about to leave its edit window (Discord: 30046 after an hour): this is its
+        // last frame, the next message starts with what arrives from now on.
         const frame: Frame =
-          result.kind === 'fits'
+          result.kind === 'fits' && editWindowClosing(context, at)
             ? {
-                kind: 'fits',
+                kind: 'rollover',
                 text: result.text,
                 lines: result.lines,
-                headline: headlineAt(context, at, true),
+                headline: headlineAt(context, at, false),
+                carry: [],
                 appended: context.appended,
               }
-            : {
-                kind: 'rollover',
-                text: result.finalText,
-                lines: result.finalLines,
-                // This message is done: its last frame says what it showed, not what happens next.
-                headline: headlineAt(context, at, false),
-                carry: result.carryEntries,
-                appended: context.appended,
-              };
+            : result.kind === 'fits'
+              ? {
+                  kind: 'fits',
+                  text: result.text,
+                  lines: result.lines,
+                  headline: headlineAt(context, at, true),
+                  appended: context.appended,
+                }
+              : {
+                  kind: 'rollover',
+                  text: result.finalText,
+                  lines: result.finalLines,
+                  // This message is done: its last frame says what it showed, not what happens next.
+                  headline: headlineAt(context, at, false),
+                  carry: result.carryEntries,
+                  appended: context.appended,
+                };
         return { frame };
       }),
       /** The sent frame's message is done: the next message starts from the carried entries and whatever arrived since. */
@@ -277,8 +325,21 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
           )
         : () => {},
     },
+    guards: {
+      showsTyping: ({ context }) => showsTyping(context),
+      hasEditWindow: ({ context }) => editWindowEnd(context) !== null,
+      editWindowClosing: ({ context }) => editWindowClosing(context, now()),
+    },
+    delays: {
+      // The next typing indicator, or the end of the edit window if it comes first.
+      tick: ({ context }) => {
+        const end = editWindowEnd(context);
+        const untilWindow = end === null ? Number.POSITIVE_INFINITY : Math.max(0, end - now());
+        return Math.min(showsTyping(context) ? TYPING_INTERVAL_MS : Number.POSITIVE_INFINITY, untilWindow);
+      },
+    },
     actors: {
-      postMessage: fromPromise<PostedMessage, PostRequest>(async ({ input, signal, system }) => {
+      postMessage: fromPromise<PostedLog, PostRequest>(async ({ input, signal, system }) => {
         const surface = surfaceFor(input.space);
         const threadId = input.thread?.threadId;
         await paceFor(
@@ -288,10 +349,12 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
           system._clock,
           signal,
         );
+        // Before the create is sent: the platform's clock starts the edit window no earlier.
+        const postedAt = now();
         const posted = await postOnce(surface, store, input, signal);
         if (input.thread !== undefined && posted.threadId !== undefined)
           await showStatus(surface, input.space, posted.threadId, input.frame, signal);
-        return posted;
+        return { ...posted, postedAt };
       }),
       editMessage: fromPromise<void, EditRequest>(async ({ input, signal, system }) => {
         const surface = surfaceFor(input.space);
@@ -306,6 +369,13 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         await surface.edit(input, { signal });
         if (input.threadId !== undefined)
           await showStatus(surface, input.space, input.threadId, input.frame, signal);
+      }),
+      // https://discord.com/developers/docs/resources/channel#trigger-typing-indicator (through ChatSurface.typing)
+      showTyping: fromPromise<void, TypingInput>(async ({ input, signal, system }) => {
+        const surface = surfaceFor(input.space);
+        if (surface.typing === undefined) return;
+        await paceFor(surface, 'typing', input, system._clock, signal);
+        await surface.typing(input, { signal });
       }),
     },
   };

@@ -150,7 +150,12 @@ export function resolveTurnModelConfig(opts: TurnModelOptions = {}): TurnModelCo
       `runTurnModel: maxPaths must be an integer ≥ 1 or Infinity, got ${String(maxPaths)}`,
     );
   }
-  const capabilities = { ...MEMORY_SURFACE_CAPABILITIES[platform], ...opts.capabilities };
+  // No edit window (see `turnTickingTransitionKeys`): the kit's turns last seconds of simulated time.
+  const capabilities = {
+    ...MEMORY_SURFACE_CAPABILITIES[platform],
+    maxEditableAgeMs: undefined,
+    ...opts.capabilities,
+  };
   if (capabilities.maxChars < settings.maxChars) {
     throw new RangeError(
       `runTurnModel: settings.maxChars (${settings.maxChars}) is over the platform's maxChars (${capabilities.maxChars})`,
@@ -344,7 +349,7 @@ export function createTurnModelLogic(
 ): ActorLogic<TurnModelSnapshot, TurnCommand, undefined> {
   // The model never calls the surface: its answers are the commands.
   const machine = provideTurnMachine({
-    surfaces: createMemorySurface({ platform: config.platform }),
+    surfaces: createMemorySurface({ platform: config.platform, capabilities: config.capabilities }),
     budget: 'system',
   });
   const space = MODEL_SPACES[config.platform];
@@ -884,6 +889,26 @@ export function turnRolloverTransitionKeys(): string[] {
   return turnMachineTransitionKeys().filter(
     (key) => key.startsWith('turn.rolling-over') || key.includes('[frameIsRollover]'),
   );
+}
+
+/**
+ * The live log's clock (`turn.opened.ticking`: a typing indicator every few
+ * seconds, the rollover before the platform's edit window closes) is not
+ * modelled: the memory surface has no typing indicator and the kit's turns
+ * drop the edit window (they last seconds of simulated time, the window an
+ * hour), so no path enters it. Its transitions are tested on a simulated
+ * clock against the Discord emulator and the memory surface
+ * (test/machines/turn-ticking.test.ts).
+ */
+export function turnTickingTransitionKeys(): string[] {
+  return turnMachineTransitionKeys().filter(
+    (key) => key.startsWith('turn.opened.ticking') || key.includes('→ turn.opened.ticking'),
+  );
+}
+
+/** The states of the live log's clock (see `turnTickingTransitionKeys`). */
+export function turnTickingStateIds(): string[] {
+  return turnMachineStateIds().filter((id) => id.startsWith('turn.opened.ticking'));
 }
 
 /** Every state node of the turn machine (ids like `turn.debouncing.waiting`). */

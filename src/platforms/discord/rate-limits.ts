@@ -89,6 +89,12 @@ export interface RateLimitTrackerOptions {
    * after Discord counted it, so a window never ends early here.)
    */
   globalMarginMs?: number;
+  /**
+   * A request with no answer yet counts against the global limit until its
+   * answer comes, or this long after it was sent (the client's timeout: no
+   * answer will come). Default 15,000.
+   */
+  unansweredForMs?: number;
 }
 
 interface BucketState {
@@ -113,6 +119,7 @@ const MAX_BUCKETS = 10_000;
 export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimitTracker {
   const globalPerSecond = opts.globalPerSecond ?? 50;
   const windowMs = GLOBAL_WINDOW_MS + (opts.globalMarginMs ?? 50);
+  const unansweredForMs = Math.max(windowMs, opts.unansweredForMs ?? 15_000);
   if (!(globalPerSecond > 0)) {
     throw new RangeError(`rate-limit tracker: globalPerSecond must be positive, got ${globalPerSecond}`);
   }
@@ -133,8 +140,11 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
     return `${hashes.get(template) ?? template}:${major}`;
   };
 
+  // A request still waiting for its answer may not have reached Discord yet (the client queues
+  // requests of one route one after the other): it counts until answered, so a queue of them
+  // released at once never makes a burst over the limit.
   const pruneSent = (now: number) => {
-    sent = sent.filter((request) => request.at > now - windowMs);
+    sent = sent.filter((request) => request.at > now - (request.answered ? windowMs : unansweredForMs));
   };
 
   return {
@@ -143,7 +153,8 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
       pruneSent(now);
       let wait = Math.max(0, globalUntil - now);
       if (sent.length >= globalPerSecond) {
-        const times = sent.map((request) => request.at).sort((a, b) => a - b);
+        // One still waiting for its answer frees its slot a window after the answer at the earliest.
+        const times = sent.map((request) => (request.answered ? request.at : now)).sort((a, b) => a - b);
         wait = Math.max(wait, times[times.length - globalPerSecond]! + windowMs - now);
       }
       const bucket = buckets.get(keyOf(route));

@@ -162,6 +162,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
   const api = new API(rest);
   const rateLimits = createRateLimitTracker({
     now,
+    unansweredForMs: timeout,
     ...(opts.globalPerSecond === undefined ? {} : { globalPerSecond: opts.globalPerSecond }),
   });
   const invalidRequests = createInvalidRequestGuard({ now, ...opts.invalidRequests });

@@ -25,12 +25,19 @@ import { createDiscordSurface, type DiscordSurface } from '../../../src/platform
 import { createRuntime, type Runtime } from '../../../src/runtime.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
 import { emulatorInspection } from '../../surfaces/gchat/harness.js';
+import {
+  countCalls,
+  createInFlight,
+  type InFlight,
+  STEP_MS,
+  stepClock,
+  untilNoCallInFlight,
+} from '../shared/calls-in-flight.js';
 
 export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 export const CHANNEL = '1800000000000000001';
 export const SPACE = `discord:${CHANNEL}`;
 export const TOKEN = 'test-bot-token';
-const STEP_MS = 100;
 
 export interface DiscordE2E {
   runtime: Runtime;
@@ -44,7 +51,8 @@ export interface DiscordE2E {
   /** A person writes in the channel, fed to the runtime as an `inbound` event with `ref`. */
   userMessage(ref: string, opts?: { space?: string; text?: string }): Promise<{ messageId: string }>;
   quiet(): Promise<void>;
-  advance(ms: number): Promise<void>;
+  /** Moves the clock `ms` in steps of `stepMs` (default 100), waiting after each until no call is in flight. */
+  advance(ms: number, stepMs?: number): Promise<void>;
   /** Calls the app made (a person's messages and deletions left out). */
   calls(): RecordedCall[];
   creates(): RecordedCall[];
@@ -58,34 +66,6 @@ export interface DiscordE2E {
   /** Stops the runtime (not the emulator): for a restart on the same store. */
   stopRuntime(): Promise<void>;
   stop(): Promise<void>;
-}
-
-const settle = async (): Promise<void> => {
-  for (let i = 0; i < 8; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
-
-function counted(surface: DiscordSurface, inFlight: { count: number; errors: string[] }): DiscordSurface {
-  const track = <T>(call: Promise<T>): Promise<T> => {
-    inFlight.count++;
-    return call.then(
-      (value) => {
-        inFlight.count--;
-        return value;
-      },
-      (error: unknown) => {
-        inFlight.count--;
-        inFlight.errors.push(error instanceof Error ? error.message : String(error));
-        throw error;
-      },
-    );
-  };
-  return {
-    ...surface,
-    post: (req, opts) => track(surface.post(req, opts)),
-    edit: (req, opts) => track(surface.edit(req, opts)),
-    react: (req, opts) => track(surface.react(req, opts)),
-    typing: (req, opts) => track(surface.typing(req, opts)),
-  };
 }
 
 export interface DiscordE2EOptions {
@@ -105,9 +85,9 @@ export async function startDiscordE2E(opts: DiscordE2EOptions = {}): Promise<Dis
   vi.setSystemTime(clock.now());
   const emulator =
     opts.reuse?.emulator ?? (await startDiscordEmulator({ ...opts.emulator, now: () => clock.now() }));
-  const inFlight = { count: 0, errors: [] as string[] };
+  const inFlight: InFlight = createInFlight();
   const warnings: string[] = [];
-  const surface = counted(
+  const surface = countCalls(
     createDiscordSurface({ token: TOKEN, apiUrl: emulator.url, now: () => clock.now() }),
     inFlight,
   );
@@ -127,21 +107,7 @@ export async function startDiscordE2E(opts: DiscordE2EOptions = {}): Promise<Dis
     if (!result.ok) throw new Error(result.error);
   };
 
-  const quiet = async (): Promise<void> => {
-    for (;;) {
-      await settle();
-      if (inFlight.count === 0) {
-        await settle();
-        if (inFlight.count === 0) return;
-      }
-      await vi.waitFor(
-        () => {
-          if (inFlight.count > 0) throw new Error(`${inFlight.count} Discord calls still in flight`);
-        },
-        { timeout: 10_000, interval: 1 },
-      );
-    }
-  };
+  const quiet = () => untilNoCallInFlight(inFlight, 'Discord');
 
   const calls = () =>
     emulator.state.calls().filter((c) => c.op !== 'inbound' && c.path !== '/_emulator/delete');
@@ -176,13 +142,8 @@ export async function startDiscordE2E(opts: DiscordE2EOptions = {}): Promise<Dis
       return posted;
     },
     quiet,
-    async advance(ms) {
-      for (let left = ms; left > 0; left -= STEP_MS) {
-        clock.increment(Math.min(STEP_MS, left));
-        vi.setSystemTime(clock.now());
-        await quiet();
-      }
-    },
+    advance: (ms, stepMs = STEP_MS) =>
+      stepClock(clock, ms, quiet, { stepMs, onStep: () => vi.setSystemTime(clock.now()) }),
     calls,
     creates: () => calls().filter((c) => c.op === 'create'),
     updates: () => calls().filter((c) => c.op === 'update'),

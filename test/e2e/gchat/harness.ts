@@ -8,7 +8,6 @@
  *
  * The surface is counted, not changed: a wrapper tracks calls in flight.
  */
-import { vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import type { TurnlogConfigInput } from '../../../src/config.js';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
@@ -16,13 +15,12 @@ import { type GchatEmulatorOptions, startGchatEmulator } from '../../../src/emul
 import type { EmulatedMessage, FaultRule, RecordedCall } from '../../../src/emulators/types.js';
 import { createGchatSurface } from '../../../src/platforms/gchat/surface.js';
 import { createRuntime, type Runtime } from '../../../src/runtime.js';
-import type { ChatSurface } from '../../../src/surfaces/surface.js';
 import { emulatorInspection } from '../../surfaces/gchat/harness.js';
+import { countCalls, createInFlight, stepClock, untilNoCallInFlight } from '../shared/calls-in-flight.js';
 
 export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 export const SPACE_NAME = 'spaces/AAAA';
 export const SPACE = `gchat:${SPACE_NAME}`;
-const STEP_MS = 100;
 
 export interface GchatE2E {
   runtime: Runtime;
@@ -52,38 +50,17 @@ export interface GchatE2E {
   stop(): Promise<void>;
 }
 
-const settle = async (): Promise<void> => {
-  for (let i = 0; i < 8; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
-
-/** The surface with a count of calls in flight (what `quiet` waits on). */
-function counted(surface: ChatSurface, inFlight: { count: number }): ChatSurface {
-  const track = <T>(call: Promise<T>): Promise<T> => {
-    inFlight.count++;
-    return call.finally(() => {
-      inFlight.count--;
-    });
-  };
-  return {
-    platform: surface.platform,
-    capabilities: surface.capabilities,
-    post: (req, opts) => track(surface.post(req, opts)),
-    edit: (req, opts) => track(surface.edit(req, opts)),
-    react: (req, opts) => track(surface.react(req, opts)),
-  };
-}
-
 export async function startGchatE2E(
   opts: { config?: TurnlogConfigInput; emulator?: Omit<GchatEmulatorOptions, 'now'> } = {},
 ): Promise<GchatE2E> {
   const clock = new SimulatedClock();
   clock.set(START_MS);
   const emulator = await startGchatEmulator({ ...opts.emulator, now: () => clock.now() });
-  const inFlight = { count: 0 };
+  const inFlight = createInFlight();
   const warnings: string[] = [];
   const runtime = createRuntime({
     config: opts.config ?? {},
-    surfaces: { gchat: counted(createGchatSurface({ apiUrl: emulator.url }), inFlight) },
+    surfaces: { gchat: countCalls(createGchatSurface({ apiUrl: emulator.url }), inFlight) },
     clock,
     logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(`error: ${m}`) },
     inspect: () => {},
@@ -97,22 +74,7 @@ export async function startGchatE2E(
     if (!result.ok) throw new Error(result.error);
   };
 
-  const quiet = async (): Promise<void> => {
-    for (;;) {
-      await settle();
-      if (inFlight.count === 0) {
-        // A call that just landed may start the next one (an edit after a post): look twice.
-        await settle();
-        if (inFlight.count === 0) return;
-      }
-      await vi.waitFor(
-        () => {
-          if (inFlight.count > 0) throw new Error(`${inFlight.count} Google Chat calls still in flight`);
-        },
-        { timeout: 10_000, interval: 1 },
-      );
-    }
-  };
+  const quiet = () => untilNoCallInFlight(inFlight, 'Google Chat');
 
   const calls = () =>
     emulator.state.calls().filter((c) => c.op !== 'inbound' && c.path !== '/_emulator/delete');
@@ -134,12 +96,7 @@ export async function startGchatE2E(
       return posted;
     },
     quiet,
-    async advance(ms) {
-      for (let left = ms; left > 0; left -= STEP_MS) {
-        clock.increment(Math.min(STEP_MS, left));
-        await quiet();
-      }
-    },
+    advance: (ms) => stepClock(clock, ms, quiet),
     calls,
     creates: () => calls().filter((c) => c.op === 'create'),
     updates: () => calls().filter((c) => c.op === 'update'),

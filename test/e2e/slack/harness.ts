@@ -9,7 +9,6 @@
  *
  * The surface is counted, not changed: a wrapper tracks calls in flight.
  */
-import { vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import type { TurnlogConfigInput } from '../../../src/config.js';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
@@ -19,13 +18,12 @@ import { createSlackSurface, type SlackSurface } from '../../../src/platforms/sl
 import { createRuntime, type Runtime } from '../../../src/runtime.js';
 import { createMemoryStore } from '../../../src/store/memory.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
-import type { ChatSurface } from '../../../src/surfaces/surface.js';
+import { countCalls, createInFlight, stepClock, untilNoCallInFlight } from '../shared/calls-in-flight.js';
 
 export const START_MS = Date.UTC(2026, 0, 1, 12, 0, 0);
 export const CHANNEL = 'C0E2ESLACK';
 export const SPACE = `slack:${CHANNEL}`;
 export const BOT_TOKEN = 'xoxb-e2e-bot-token';
-const STEP_MS = 100;
 
 export interface SlackE2E {
   runtime: Runtime;
@@ -61,28 +59,6 @@ export interface SlackE2E {
   stop(): Promise<void>;
 }
 
-const settle = async (): Promise<void> => {
-  for (let i = 0; i < 8; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
-
-/** The surface with a count of calls in flight (what `quiet` waits on). */
-function counted(surface: SlackSurface, inFlight: { count: number }): ChatSurface {
-  const track = <T>(call: Promise<T>): Promise<T> => {
-    inFlight.count++;
-    return call.finally(() => {
-      inFlight.count--;
-    });
-  };
-  return {
-    platform: surface.platform,
-    capabilities: surface.capabilities,
-    post: (req, opts) => track(surface.post(req, opts)),
-    edit: (req, opts) => track(surface.edit(req, opts)),
-    react: (req, opts) => track(surface.react(req, opts)),
-    setStatus: (req, opts) => track(surface.setStatus(req, opts)),
-  };
-}
-
 export async function inspectEmulator(url: string, endpoint: string, body: unknown): Promise<unknown> {
   const res = await fetch(`${url}/_emulator/${endpoint}`, {
     method: 'POST',
@@ -105,13 +81,13 @@ export async function startSlackE2E(
   clock.set(START_MS);
   const emulator = await startSlackEmulator({ ...opts.emulator, now: () => clock.now() });
   const store = opts.store ?? createMemoryStore();
-  const inFlight = { count: 0 };
+  const inFlight = createInFlight();
   const warnings: string[] = [];
   const surface = createSlackSurface({ token: BOT_TOKEN, apiUrl: emulator.url, now: () => clock.now() });
   const start = async (): Promise<Runtime> => {
     const runtime = createRuntime({
       config: opts.config ?? {},
-      surfaces: { slack: counted(surface, inFlight) },
+      surfaces: { slack: countCalls(surface, inFlight) },
       store,
       clock,
       logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(`error: ${m}`) },
@@ -127,22 +103,7 @@ export async function startSlackE2E(
     if (!result.ok) throw new Error(result.error);
   };
 
-  const quiet = async (): Promise<void> => {
-    for (;;) {
-      await settle();
-      if (inFlight.count === 0) {
-        // A call that just landed may start the next one (an edit after a post): look twice.
-        await settle();
-        if (inFlight.count === 0) return;
-      }
-      await vi.waitFor(
-        () => {
-          if (inFlight.count > 0) throw new Error(`${inFlight.count} Slack calls still in flight`);
-        },
-        { timeout: 10_000, interval: 1 },
-      );
-    }
-  };
+  const quiet = () => untilNoCallInFlight(inFlight, 'Slack');
 
   const calls = () =>
     emulator.state
@@ -171,12 +132,7 @@ export async function startSlackE2E(
       return posted;
     },
     quiet,
-    async advance(ms) {
-      for (let left = ms; left > 0; left -= STEP_MS) {
-        clock.increment(Math.min(STEP_MS, left));
-        await quiet();
-      }
-    },
+    advance: (ms) => stepClock(clock, ms, quiet),
     calls,
     creates: () => calls().filter((c) => c.op === 'create'),
     updates: () => calls().filter((c) => c.op === 'update'),

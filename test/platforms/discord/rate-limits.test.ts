@@ -104,6 +104,7 @@ describe('createRateLimitTracker', () => {
     for (let i = 0; i < 3; i += 1) {
       expect(tracker.waitMsFor(route(i))).toBe(0);
       tracker.reserve(route(i));
+      tracker.observe(route(i), 200, {});
       clock.advance(100);
     }
     // Three sent at t, t+100, t+200: the fourth waits until the first leaves the second.
@@ -119,14 +120,29 @@ describe('createRateLimitTracker', () => {
     tracker.reserve(route);
     tracker.reserve(route);
     clock.advance(300);
-    // The first answer arrives 300 ms after it was sent: its second starts now.
+    // The first answer arrives 300 ms after it was sent: its second starts now; the other is still out.
     tracker.observe(route, 200, {});
-    expect(tracker.waitMsFor(route)).toBe(1000 + 50 - 300);
+    expect(tracker.waitMsFor(route)).toBe(1000 + 50);
     clock.advance(750);
-    // The second (still unanswered) left the window; the first, counted from its answer, has not.
-    expect(tracker.waitMsFor(route)).toBe(0);
-    tracker.reserve(route);
+    tracker.observe(route, 200, {});
+    // The first, counted from its answer, leaves the window 300 ms from now.
     expect(tracker.waitMsFor(route)).toBe(300);
+    clock.advance(300);
+    expect(tracker.waitMsFor(route)).toBe(0);
+  });
+
+  it('counts a request with no answer yet for as long as it waits (the client queues requests of a route), until its timeout', () => {
+    const clock = fakeClock();
+    const tracker = createRateLimitTracker({ now: clock.now, globalPerSecond: 2, unansweredForMs: 15_000 });
+    const route = `POST /channels/${C1}/messages/${M1}/threads`;
+    tracker.reserve(route);
+    tracker.reserve(route);
+    // Held by the client for 2 s: neither has reached Discord yet, so both may still land in one second.
+    clock.advance(2000);
+    expect(tracker.waitMsFor(route)).toBe(1050);
+    // No answer within the client's timeout: none will come; their slots are free.
+    clock.advance(13_001);
+    expect(tracker.waitMsFor(route)).toBe(0);
   });
 
   it('a full bucket after its reset is usable again without a new answer', () => {
