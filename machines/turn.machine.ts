@@ -143,11 +143,15 @@ export interface TurnContext {
   toolInFlight: { tool: string; since: number } | null;
   /** When the last tool result (or call) arrived (`thinking (4s since last tool)`); null before any. */
   lastToolAt: number | null;
+  /** The last policy decision logged in the turn: a turn that fails or stops after a rejection ended blocked (⛔). */
+  lastDecision?: 'approved' | 'rejected';
+  /** The log lost its thread while the turn ran (a failed thread post): it ends ⚠️ degraded, not ✅. */
+  lostThread?: boolean;
 }
 
 export type TurnEvent =
-  /** `tool`: the tool a `tool_call` entry starts. */
-  | { type: 'turn.log'; entry: TurnLogEntry; tool?: string }
+  /** `tool`: the tool a `tool_call` entry starts; `decision`: what a `policy_decision` entry decided. */
+  | { type: 'turn.log'; entry: TurnLogEntry; tool?: string; decision?: 'approved' | 'rejected' }
   | { type: 'turn.end'; outcome: TurnOutcome }
   /** Sent after restoring from a persisted snapshot: re-arms the timer of the waiting state. */
   | { type: 'turn.recover' }
@@ -198,10 +202,15 @@ const editInput = (context: TurnContext): EditInput => ({
   frame: logFrame(context),
 });
 
-/** What `appendEntry` is told: the entry, and the tool a `tool_call` starts (for the headline's `now`). */
-const entryParams = ({ event }: { event: { entry: TurnLogEntry; tool?: string } }) => ({
+/** What `appendEntry` is told: the entry, the tool a `tool_call` starts (the headline's `now`), a policy decision. */
+const entryParams = ({
+  event,
+}: {
+  event: { entry: TurnLogEntry; tool?: string; decision?: 'approved' | 'rejected' };
+}) => ({
   entry: event.entry,
   ...(event.tool !== undefined ? { tool: event.tool } : {}),
+  ...(event.decision !== undefined ? { decision: event.decision } : {}),
 });
 
 /** Common to every sending state: entries keep coming, the end is remembered. */
@@ -355,6 +364,7 @@ export const turnMachine = setup({
     degradeToTopLevel: assign(({ context }, params: { reason: string }) => ({
       anchor: null,
       degradedReason: params.reason,
+      lostThread: true,
       warnings: [...context.warnings, `log degraded to top-level: ${params.reason}`],
     })),
     warn: assign(({ context }, params: { message: string }) => ({
