@@ -396,11 +396,15 @@ export const turnMachine = setup({
       context.failures < context.settings.terminalAttempts && errorKind(params.error) !== 'forbidden',
     isNotFound: (_, params: { error: unknown }) => errorKind(params.error) === 'not-found',
     isRateLimited: (_, params: { error: unknown }) => errorKind(params.error) === 'rate-limited',
+    /** Provided: the platform keeps a status for the live log (Slack) and the frame shows a tool in flight. */
+    showsLiveStatus: () => false,
   },
   actors: {
     // Provided: the platform's ChatSurface.
     postMessage: {} as import('xstate').PromiseActorLogic<PostedMessage, PostInput>,
     editMessage: {} as import('xstate').PromiseActorLogic<void, EditInput>,
+    /** Re-sends the platform status the live frame implies (Slack's assistant status), without editing. */
+    refreshStatus: {} as import('xstate').PromiseActorLogic<void, EditInput>,
   },
   delays: {
     editDebounce: ({ context }) => context.settings.editDebounceMs,
@@ -409,6 +413,8 @@ export const turnMachine = setup({
     firstPostRetry: ({ context }) => context.settings.editRetryMs * 2 ** Math.max(0, context.failures - 1),
     retryAfter: ({ context }) => context.retryAfterMs,
     budgetRetry: ({ context }) => context.budgetRetryMs,
+    /** Inside Slack's 2-minute status expiry, with room for a slow budget (docs/platforms.md). */
+    statusRefresh: 90_000,
   },
 }).createMachine({
   id: 'turn',
@@ -599,6 +605,8 @@ export const turnMachine = setup({
           on: { 'turn.recover': { target: 'retryingFirstPost', reenter: true } },
         },
         live: {
+          // A quiet turn (one long tool) sends no frames: its platform status (Slack's "is working…") is re-sent before it expires.
+          after: { statusRefresh: { guard: 'showsLiveStatus', target: 'refreshingStatus' } },
           on: {
             'turn.log': {
               target: '#turn.debouncing',
@@ -608,6 +616,52 @@ export const turnMachine = setup({
             'turn.end': {
               target: '#turn.flushing',
               actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            },
+            'turn.recover': { target: 'live', reenter: true },
+          },
+        },
+        /** The status is re-sent with a progress token, like any write; new entries or the end cut it short. */
+        refreshingStatus: {
+          initial: 'requesting',
+          on: {
+            'turn.log': {
+              target: '#turn.debouncing',
+              actions: { type: 'appendEntry', params: entryParams },
+            },
+            'turn.end': {
+              target: '#turn.flushing',
+              actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            },
+          },
+          states: {
+            requesting: {
+              entry: 'requestProgressToken',
+              on: {
+                'budget.granted': 'sending',
+                'budget.refused': {
+                  target: 'refused',
+                  actions: {
+                    type: 'recordBudgetRetry',
+                    params: ({ event }) => ({ retryInMs: event.retryInMs }),
+                  },
+                },
+                'turn.recover': { target: 'requesting', reenter: true },
+              },
+            },
+            refused: {
+              after: { budgetRetry: 'requesting' },
+              on: { 'turn.recover': { target: 'refused', reenter: true } },
+            },
+            sending: {
+              invoke: {
+                id: 'refreshStatus',
+                src: 'refreshStatus',
+                input: ({ context }) => editInput(context),
+                // Advisory: a failed refresh changes nothing; the next quiet stretch tries again.
+                onDone: '#turn.opened.live',
+                onError: '#turn.opened.live',
+              },
+              on: { 'turn.recover': '#turn.opened.live' },
             },
           },
         },

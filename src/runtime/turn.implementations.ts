@@ -296,6 +296,18 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
           )
         : () => {},
     },
+    guards: {
+      // Only a surface that keeps a status (Slack), for a threaded log with a tool in flight, spends a token on it.
+      showsLiveStatus: ({ context }) => {
+        const surface = surfaceFor(context.space);
+        return (
+          surface.setStatus !== undefined &&
+          (surface as { statusUnsupported?: string }).statusUnsupported === undefined &&
+          context.current?.threadId !== undefined &&
+          context.toolInFlight !== null
+        );
+      },
+    },
     actors: {
       postMessage: fromPromise<PostedMessage, PostRequest>(async ({ input, signal, system }) => {
         const surface = surfaceFor(input.space);
@@ -325,6 +337,11 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         await surface.edit(input, { signal });
         if (input.threadId !== undefined)
           await showStatus(surface, input.space, input.threadId, input.frame, signal);
+      }),
+      // The surface re-sends a status only once its refresh is due (src/platforms/slack/assistant-status.ts).
+      refreshStatus: fromPromise<void, EditRequest>(async ({ input, signal }) => {
+        if (input.threadId === undefined) return;
+        await showStatus(surfaceFor(input.space), input.space, input.threadId, input.frame, signal);
       }),
     },
   };
