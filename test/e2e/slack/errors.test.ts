@@ -231,3 +231,29 @@ describe('slack E2E: 16 concurrent turns in 4 channels', () => {
     }
   });
 });
+
+describe('slack E2E: a deleted thread parent', () => {
+  it('the log goes top-level under one header when the person deleted their message before the card', async () => {
+    e = await startSlackE2E();
+    const root = await e.userMessage('u1', { text: 'please fix the build' });
+    await e.personDeletes(root.messageId);
+    e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1', title: 'Fix the build' });
+    e.send(tool('c1', 'one.ts'));
+    await e.advance(3000);
+    e.send(tool('c2', 'two.ts'));
+    await e.advance(3000);
+    e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await e.advance(3000);
+    // Slack refuses the reply to the deleted parent once; the turn says why and goes top-level.
+    expect(e.creates().filter((c) => c.details?.error === 'thread_not_found')).toHaveLength(1);
+    const turn = e.runtime.turn('T1');
+    expect(turn).toMatchObject({ state: 'ended', degraded: true });
+    expect((turn?.warnings ?? []).join('\n')).toContain('thread_not_found');
+    const topLevel = landed(e.creates()).filter((c) => c.thread === null);
+    const texts = topLevel.map((c) => e!.messages().find((m) => m.id === c.messageId)?.text ?? '');
+    // One top-level message: its header says what it answers, the log follows in it; nothing in the dead thread.
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toMatch(/one\.ts[\s\S]*two\.ts/);
+    expect(landed(e.creates()).filter((c) => c.thread === root.messageId)).toEqual([]);
+  });
+});
