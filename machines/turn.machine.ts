@@ -153,11 +153,15 @@ export interface TurnContext {
   toolInFlight: { tool: string; since: number } | null;
   /** When the last tool result (or call) arrived (`thinking (4s since last tool)`); null before any. */
   lastToolAt: number | null;
+  /** The last policy decision logged in the turn: a turn that fails or stops after a rejection ended blocked (⛔). */
+  lastDecision?: 'approved' | 'rejected';
+  /** The log lost its thread while the turn ran (a failed thread post): it ends ⚠️ degraded, not ✅. */
+  lostThread?: boolean;
 }
 
 export type TurnEvent =
-  /** `tool`: the tool a `tool_call` entry starts. */
-  | { type: 'turn.log'; entry: TurnLogEntry; tool?: string }
+  /** `tool`: the tool a `tool_call` entry starts; `decision`: what a `policy_decision` entry decided. */
+  | { type: 'turn.log'; entry: TurnLogEntry; tool?: string; decision?: 'approved' | 'rejected' }
   | { type: 'turn.end'; outcome: TurnOutcome }
   /** Sent after restoring from a persisted snapshot: re-arms the timer of the waiting state. */
   | { type: 'turn.recover' }
@@ -213,10 +217,15 @@ const editInput = (context: TurnContext): EditInput => ({
   frame: logFrame(context),
 });
 
-/** What `appendEntry` is told: the entry, and the tool a `tool_call` starts (for the headline's `now`). */
-const entryParams = ({ event }: { event: { entry: TurnLogEntry; tool?: string } }) => ({
+/** What `appendEntry` is told: the entry, the tool a `tool_call` starts (the headline's `now`), a policy decision. */
+const entryParams = ({
+  event,
+}: {
+  event: { entry: TurnLogEntry; tool?: string; decision?: 'approved' | 'rejected' };
+}) => ({
   entry: event.entry,
   ...(event.tool !== undefined ? { tool: event.tool } : {}),
+  ...(event.decision !== undefined ? { decision: event.decision } : {}),
 });
 
 /** Common to every sending state: entries keep coming, the end is remembered. */
@@ -349,13 +358,13 @@ const flushIfEnded = <A>(actions: A) => ({
 
 /**
  * A terminal send (`what`: `final edit`, `final post`) failed: retry after the
- * error's Retry-After up to `terminalAttempts` times; then an ending turn
+ * error's Retry-After up to `terminalAttempts` times (never a `forbidden` one); then an ending turn
  * dead-letters the unsent entries, and a shutdown flush leaves them pending
  * for the next process.
  */
 const terminalFailure = (what: string) => [
   {
-    guard: 'canRetryTerminal' as const,
+    guard: { type: 'canRetryTerminal' as const, params: errorParams },
     target: 'retrying',
     actions: ['countFailure' as const, { type: 'recordRetryAfter' as const, params: terminalRetryParams }],
   },
@@ -428,6 +437,7 @@ export const turnMachine = setup({
     degradeToTopLevel: assign(({ context }, params: { reason: string }) => ({
       anchor: null,
       degradedReason: params.reason,
+      lostThread: true,
       warnings: [...context.warnings, `log degraded to top-level: ${params.reason}`],
     })),
     warn: assign(({ context }, params: { message: string }) => ({
@@ -454,7 +464,9 @@ export const turnMachine = setup({
       context.logMessages.length === 0 &&
       errorKind(params.error) === 'transient' &&
       context.failures < FIRST_POST_ATTEMPTS - 1,
-    canRetryTerminal: ({ context }) => context.failures < context.settings.terminalAttempts,
+    /** Attempts left, and the platform may still take it: a `forbidden` answer (no access, archived, gone) will not change. */
+    canRetryTerminal: ({ context }, params: { error: unknown }) =>
+      context.failures < context.settings.terminalAttempts && errorKind(params.error) !== 'forbidden',
     isNotFound: (_, params: { error: unknown }) => errorKind(params.error) === 'not-found',
     isRateLimited: (_, params: { error: unknown }) => errorKind(params.error) === 'rate-limited',
     // Provided: they read the platform (its typing indicator, its edit window) and the clock.
@@ -465,12 +477,16 @@ export const turnMachine = setup({
     /** The live log message is about to reach the end of its edit window: roll over now. */
     editWindowClosing: () => false,
     needsTicking: or(['showsTyping', 'hasEditWindow']),
+    /** Provided: the platform keeps a status for the live log (Slack) and the frame shows a tool in flight. */
+    showsLiveStatus: () => false,
   },
   actors: {
     // Provided: the platform's ChatSurface.
     postMessage: {} as import('xstate').PromiseActorLogic<PostedLog, PostInput>,
     editMessage: {} as import('xstate').PromiseActorLogic<void, EditInput>,
     showTyping: {} as import('xstate').PromiseActorLogic<void, TypingInput>,
+    /** Re-sends the platform status the live frame implies (Slack's assistant status), without editing. */
+    refreshStatus: {} as import('xstate').PromiseActorLogic<void, EditInput>,
   },
   delays: {
     editDebounce: ({ context }) => context.settings.editDebounceMs,
@@ -481,6 +497,8 @@ export const turnMachine = setup({
     budgetRetry: ({ context }) => context.budgetRetryMs,
     /** Provided: until the next typing indicator is due or the edit window closes, whichever comes first. */
     tick: () => 8000,
+    /** Inside Slack's 2-minute status expiry, with room for a slow budget (docs/platforms.md). */
+    statusRefresh: 90_000,
   },
 }).createMachine({
   id: 'turn',
@@ -680,7 +698,9 @@ export const turnMachine = setup({
         live: {
           // Where the platform keeps a clock on a live log (Discord: typing, the edit window), it ticks.
           always: { guard: 'needsTicking', target: 'ticking' },
-          on: whileLive,
+          // A quiet turn (one long tool) sends no frames: its platform status (Slack's "is working…") is re-sent before it expires.
+          after: { statusRefresh: { guard: 'showsLiveStatus', target: 'refreshingStatus' } },
+          on: { ...whileLive, 'turn.recover': { target: 'live', reenter: true } },
         },
         /**
          * Live and quiet, on a platform with a clock: every `tick` a typing
@@ -731,6 +751,51 @@ export const turnMachine = setup({
             /** 429: no typing for the Retry-After (the budget cools off the scope too), then tick again. */
             backingOff: {
               after: { retryAfter: 'resting' },
+            },
+          },
+        },
+        /** The status is re-sent with a progress token, like any write; new entries or the end cut it short. */
+        refreshingStatus: {
+          initial: 'requesting',
+          on: {
+            'turn.log': {
+              target: '#turn.debouncing',
+              actions: { type: 'appendEntry', params: entryParams },
+            },
+            'turn.end': {
+              target: '#turn.flushing',
+              actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            },
+          },
+          states: {
+            requesting: {
+              entry: 'requestProgressToken',
+              on: {
+                'budget.granted': 'sending',
+                'budget.refused': {
+                  target: 'refused',
+                  actions: {
+                    type: 'recordBudgetRetry',
+                    params: ({ event }) => ({ retryInMs: event.retryInMs }),
+                  },
+                },
+                'turn.recover': { target: 'requesting', reenter: true },
+              },
+            },
+            refused: {
+              after: { budgetRetry: 'requesting' },
+              on: { 'turn.recover': { target: 'refused', reenter: true } },
+            },
+            sending: {
+              invoke: {
+                id: 'refreshStatus',
+                src: 'refreshStatus',
+                input: ({ context }) => editInput(context),
+                // Advisory: a failed refresh changes nothing; the next quiet stretch tries again.
+                onDone: '#turn.opened.live',
+                onError: '#turn.opened.live',
+              },
+              on: { 'turn.recover': '#turn.opened.live' },
             },
           },
         },

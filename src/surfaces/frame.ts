@@ -11,8 +11,13 @@
  */
 import type { TurnLogEntryKind } from '../turnlog/types.js';
 
-/** The state a log message shows in its headline (and its colour, where the platform has one). */
-export type FrameState = 'running' | 'done' | 'failed' | 'stopped';
+/**
+ * The state a log message shows in its headline (and its colour, where the
+ * platform has one). Ended: `done` ✅, `failed` ❌, `stopped` ⏹, `blocked` ⛔
+ * (it failed or stopped after a policy request was rejected), `degraded` ⚠️
+ * (it ended well, but its log could not stay in its thread).
+ */
+export type FrameState = 'running' | 'done' | 'failed' | 'stopped' | 'blocked' | 'degraded';
 
 /** A log line's outcome: a tool call is `pending` until its result completes it. */
 export type LineStatus = 'pending' | 'ok' | 'failed';
@@ -67,11 +72,22 @@ export type SurfaceFrame =
   /** Free text in Markdown: answers, headers, notes posted top-level. */
   | { kind: 'prose'; markdown: string };
 
-/** The plain-text form of a log line (what a platform without structure shows). */
+/**
+ * A line's outcome mark. It lives only in `FrameLine.status`, never in
+ * `text`: each renderer adds it once (these marks in text, Discord its own glyphs).
+ */
+export const LINE_MARKS: Readonly<Record<LineStatus, string>> = { pending: '⋯ ', ok: '✓ ', failed: '✗ ' };
+
+/** The mark a line shows before its text (`✓ `), or `''` for a line without an outcome. */
+export function statusMark(line: Pick<FrameLine, 'status'>): string {
+  return line.status === undefined ? '' : LINE_MARKS[line.status];
+}
+
+/** The plain-text form of a log line (what a platform without structure shows): `• 12:04:02  ✓ Read(a.ts)`. */
 export function plainLine(line: FrameLine): string {
   if (line.kind === 'marker') return `• ${line.text}`;
   const indent = '  '.repeat(line.depth);
-  return `• ${line.time}  ${indent}${line.text}`;
+  return `• ${line.time}  ${indent}${statusMark(line)}${line.text}`;
 }
 
 /** A condenser marker line (`…log continues`, `…3 earlier entries dropped`). */
@@ -83,7 +99,7 @@ export function markerLine(text: string): FrameLine {
 export function plainLineLength(line: FrameLine): number {
   return line.kind === 'marker'
     ? 2 + line.text.length
-    : 4 + line.time.length + 2 * line.depth + line.text.length;
+    : 4 + line.time.length + 2 * line.depth + statusMark(line).length + line.text.length;
 }
 
 /** A prose frame (answers, headers, notes posted top-level). */
@@ -91,7 +107,14 @@ export function proseFrame(markdown: string): SurfaceFrame {
   return { kind: 'prose', markdown };
 }
 
-const HEADLINE_ICON: Record<FrameState, string> = { running: '⏳', done: '✅', failed: '❌', stopped: '⏹' };
+const HEADLINE_ICON: Record<FrameState, string> = {
+  running: '⏳',
+  done: '✅',
+  failed: '❌',
+  stopped: '⏹',
+  blocked: '⛔',
+  degraded: '⚠️',
+};
 
 /** `3m 04s`, `12s`, `1h 02m`: a headline's elapsed time. */
 export function formatElapsed(ms: number): string {

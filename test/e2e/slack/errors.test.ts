@@ -102,10 +102,53 @@ describe('slack E2E: errors', () => {
     e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
     e.send(tool('c1', 'one.ts'));
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await e.advance(120_000);
+    // At once: the app cannot write there, so nothing is retried (no Retry-After, no backoff to wait out).
+    await e.advance(2000);
     const turn = e.runtime.turn('T1');
     expect(turn).toMatchObject({ state: 'ended', degraded: true });
     expect((turn?.warnings ?? []).join('\n')).toContain(`Slack answered ${code}`);
+    // The thread post, then the one top-level try: never the terminal frame's ten retries.
+    expect(e.creates().length).toBeLessThanOrEqual(2);
+    await e.advance(60_000);
+    expect(e.creates().length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('slack E2E: terminal states ⛔ and ⚠️', () => {
+  it('a turn that fails after its policy request was rejected ends ⛔ blocked', async () => {
+    await startedTurn();
+    e!.send({ type: 'policy_request', turnId: 'T1', requestId: 'p1', command: 'rm', args: ['-rf', 'build'] });
+    e!.send({ type: 'policy_decision', turnId: 'T1', requestId: 'p1', decision: 'rejected', command: 'rm' });
+    await e!.advance(1500);
+    e!.send({ type: 'turn_ended', turnId: 'T1', outcome: 'error' });
+    await e!.advance(1500);
+    const card = e!.messages().find((m) => m.id === landed(e!.creates())[0]?.messageId);
+    expect(card?.text).toMatch(/^⛔ \*/);
+  });
+
+  it('the same failure without a rejection ends ❌; an approval does not block', async () => {
+    await startedTurn();
+    e!.send({ type: 'policy_decision', turnId: 'T1', requestId: 'p1', decision: 'rejected', command: 'rm' });
+    e!.send({ type: 'policy_decision', turnId: 'T1', requestId: 'p2', decision: 'approved', command: 'ls' });
+    e!.send({ type: 'turn_ended', turnId: 'T1', outcome: 'error' });
+    await e!.advance(1500);
+    const card = e!.messages().find((m) => m.id === landed(e!.creates())[0]?.messageId);
+    expect(card?.text).toMatch(/^❌ \*/);
+  });
+
+  it('a turn whose log lost its thread (the thread post failing) ends ⚠️ degraded, not ✅', async () => {
+    e = await startSlackE2E();
+    await e.faults([{ op: 'create', status: 500, times: 3 }]);
+    await e.userMessage('u1');
+    e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
+    e.send(tool('c1', 'one.ts'));
+    await e.advance(5000);
+    e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await e.advance(3000);
+    expect(e.runtime.turn('T1')).toMatchObject({ state: 'ended', degraded: true });
+    const log = landed(e.creates()).at(-1);
+    expect(log?.thread ?? null).toBeNull();
+    expect(e.messages().find((m) => m.id === log?.messageId)?.text).toMatch(/^⚠️ \*/);
   });
 });
 
@@ -186,5 +229,31 @@ describe('slack E2E: 16 concurrent turns in 4 channels', () => {
       expect(cards).toHaveLength(1);
       expect(cards[0]?.text).toContain('f19.ts');
     }
+  });
+});
+
+describe('slack E2E: a deleted thread parent', () => {
+  it('the log goes top-level under one header when the person deleted their message before the card', async () => {
+    e = await startSlackE2E();
+    const root = await e.userMessage('u1', { text: 'please fix the build' });
+    await e.personDeletes(root.messageId);
+    e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1', title: 'Fix the build' });
+    e.send(tool('c1', 'one.ts'));
+    await e.advance(3000);
+    e.send(tool('c2', 'two.ts'));
+    await e.advance(3000);
+    e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await e.advance(3000);
+    // Slack refuses the reply to the deleted parent once; the turn says why and goes top-level.
+    expect(e.creates().filter((c) => c.details?.error === 'thread_not_found')).toHaveLength(1);
+    const turn = e.runtime.turn('T1');
+    expect(turn).toMatchObject({ state: 'ended', degraded: true });
+    expect((turn?.warnings ?? []).join('\n')).toContain('thread_not_found');
+    const topLevel = landed(e.creates()).filter((c) => c.thread === null);
+    const texts = topLevel.map((c) => e!.messages().find((m) => m.id === c.messageId)?.text ?? '');
+    // One top-level message: its header says what it answers, the log follows in it; nothing in the dead thread.
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toMatch(/one\.ts[\s\S]*two\.ts/);
+    expect(landed(e.creates()).filter((c) => c.thread === root.messageId)).toEqual([]);
   });
 });

@@ -41,6 +41,13 @@ export const postMessage: SlackMethod = (call) => {
         if (!TS_PATTERN.test(threadTs)) return slackError('invalid_thread_ts');
         if (kind === 'im' && call.slack.strict) return slackError('restricted_action_non_threadable_channel');
         threadRoot = resolveThreadRoot(call.ctx.store, channel, threadTs);
+        // A parent deleted with no reply left is gone with its thread (Slack keeps a "This message was deleted."
+        // placeholder only while replies hang off it): a reply to it is refused. Unpublished; docs/emulators.md.
+        if (threadRoot !== null && call.ctx.store.get(threadRoot)?.deleted === true) {
+          const root = threadRoot;
+          const replies = call.ctx.store.inSpace(channel).filter((m) => m.thread === root && !m.deleted);
+          if (replies.length === 0) return slackError('thread_not_found');
+        }
         if (threadRoot === null) {
           if (call.slack.strict) return slackError('thread_not_found');
           threadRoot = threadTs;
