@@ -28,7 +28,8 @@ import {
   turnChildId,
 } from '../machines/space.machine.js';
 import type { TurnContext } from '../machines/turn.machine.js';
-import type { IntakeEvent, IntakeResult } from './actions/types.js';
+import { createClickResolver } from './actions/clicks.js';
+import type { ClickResolver, IntakeEvent, IntakeResult } from './actions/types.js';
 import { budgetDefaults } from './budget/config.js';
 import { createBudgetImplementations } from './budget/implementations.js';
 import { type Clock, systemClock } from './clock.js';
@@ -518,6 +519,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   const root = createActor(machine, { clock, inspect: onInspect });
+
+  /** Clicks on cards and on Stop (src/actions/clicks.ts): the first one wins and shows in the chat. */
+  const resolveClick: ClickResolver = createClickResolver({
+    store,
+    now: () => clock.now(),
+    showOutcome: (space, event) => root.send({ type: 'runtime.toSpace', space, event }),
+    isTurnLive: (turnId) => turnActor(turnId) !== undefined,
+    requestStop: (turnId, user) => turnActor(turnId)?.send({ type: 'turn.stopRequested', user }),
+  });
   root.subscribe({ error: (error) => logger.error('runtime actor failed', { error: String(error) }) });
 
   let started = false;
@@ -697,8 +707,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return { ok: true, event: stamped.event };
     },
     async receive(event) {
-      if (event.kind === 'click')
-        return { status: 'unknown', text: 'turnlog does not know the button on this message' };
+      if (event.kind === 'click') {
+        await ready;
+        const resolution = await resolveClick(event);
+        // The outbox (not here yet) turns an accepted click's action into one the host receives.
+        return resolution.status === 'accepted'
+          ? { status: 'accepted', ...(resolution.text !== undefined ? { text: resolution.text } : {}) }
+          : resolution;
+      }
       const result = this.ingest({
         type: 'inbound',
         space: event.space,
