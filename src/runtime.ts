@@ -213,6 +213,7 @@ export function spaceSettingsFor(
       strategy: visibility.threadLog.condenseStrategy as CondenseStrategy,
       editRetryMs: runtime.editRetryMs,
       terminalAttempts: runtime.terminalAttempts,
+      stopButton: visibility.stopButton,
     },
     anchorCapacity: runtime.anchorCapacity,
     maxRestarts: runtime.maxTurnRestarts,

@@ -52,7 +52,7 @@ describe('the turn machine definition, as the kit lists it', () => {
     const transitions = turnMachineTransitionKeys();
     expect(states).toHaveLength(34);
     expect(new Set(states).size).toBe(states.length);
-    expect(transitions).toHaveLength(112);
+    expect(transitions).toHaveLength(115);
     expect(new Set(transitions).size).toBe(transitions.length);
     for (const key of NOT_REACHABLE) expect(transitions).toContain(key);
   });
@@ -272,6 +272,7 @@ describe('turnModelCommands (what the model may do next)', () => {
       'respond',
       'respond',
       'end',
+      'stop',
       'restart',
     ]);
   });
