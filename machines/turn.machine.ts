@@ -22,7 +22,8 @@
  * supervisor sends after restoring a turn.
  */
 import { and, assign, or, setup } from 'xstate';
-import type { FrameHeadline, FrameLine, SurfaceFrame } from '../src/surfaces/frame.js';
+import type { ActionUser } from '../src/actions/types.js';
+import type { FrameAction, FrameHeadline, FrameLine, SurfaceFrame } from '../src/surfaces/frame.js';
 import type { EditRequest, PostedMessage, PostRequest, ThreadAnchor } from '../src/surfaces/surface.js';
 import type { TurnLogState } from '../src/turnlog/log.js';
 import type { CondenseStrategy, TurnLogEntry } from '../src/turnlog/types.js';
@@ -41,6 +42,8 @@ export interface TurnSettings {
   editRetryMs: number;
   /** Give up a terminal frame after this many rate-limited or failed sends. Default 10. */
   terminalAttempts: number;
+  /** A Stop button on the live log (`visibility.stopButton`). Default false. */
+  stopButton?: boolean;
 }
 
 export interface TurnInput {
@@ -72,7 +75,7 @@ export interface TurnInput {
  * plain form of `lines`; the headline (state, elapsed clock, what is
  * happening now) is rendered with it.
  */
-export type Frame =
+export type Frame = (
   | { kind: 'fits'; text: string; lines: FrameLine[]; headline: FrameHeadline; appended: number }
   | {
       kind: 'rollover';
@@ -81,7 +84,13 @@ export type Frame =
       headline: FrameHeadline;
       carry: TurnLogEntry[];
       appended: number;
-    };
+    }
+) & {
+  /** Buttons under the log (Stop while live; `[]` removes it); absent without `settings.stopButton`. */
+  actions?: FrameAction[];
+  /** Someone asked the turn to stop (the headline says so). */
+  stopping?: boolean;
+};
 
 /**
  * What makes a frame worth sending: its lines and its headline's state and
@@ -89,7 +98,9 @@ export type Frame =
  * never causes an edit (they refresh on the edits that happen anyway).
  */
 export const frameKey = (frame: Frame | null): string =>
-  frame === null ? '' : `${frame.headline.state}\u0000${frame.headline.title}\u0000${frame.text}`;
+  frame === null
+    ? ''
+    : `${frame.headline.state}\u0000${frame.headline.title}\u0000${frame.stopping ? 'stopping' : ''}\u0000${(frame.actions ?? []).map((a) => a.id).join(',')}\u0000${frame.text}`;
 
 /**
  * A log message the turn posted: `postedAt` (epoch ms, stamped just before
@@ -157,6 +168,8 @@ export interface TurnContext {
   lastDecision?: 'approved' | 'rejected';
   /** The log lost its thread while the turn ran (a failed thread post): it ends ⚠️ degraded, not ✅. */
   lostThread?: boolean;
+  /** Who asked the turn to stop (Stop on the log): shown until `turn_ended`; null when no one did. */
+  stopRequest: { by: string } | null;
 }
 
 export type TurnEvent =
@@ -167,12 +180,14 @@ export type TurnEvent =
   | { type: 'turn.recover' }
   /** Shutdown: send the pending frame now through a terminal slot, then go on (the next process resumes). */
   | { type: 'turn.flush' }
+  /** A person pressed Stop on the log (src/actions/clicks.ts): the headline says so, the button goes. */
+  | { type: 'turn.stopRequested'; user: ActionUser }
   | GrantedEvent
   | RefusedEvent
   | FundedEvent;
 
-/** What a post/edit actor needs: the request and nothing else. */
-export type PostInput = PostRequest;
+/** What a post/edit actor needs: the request, and the turn of a log with Stop (for the card registry). */
+export type PostInput = PostRequest & { stopFor?: string };
 export type EditInput = EditRequest;
 /** Where a typing indicator shows: the log's thread, or the space (a top-level log). */
 export interface TypingInput {
@@ -199,7 +214,12 @@ const logFrame = (context: TurnContext): SurfaceFrame => ({
   kind: 'log',
   ...(context.frame ? { headline: context.frame.headline } : {}),
   lines: context.frame?.lines ?? [],
+  ...(context.frame?.actions ? { actions: context.frame.actions } : {}),
 });
+
+/** A post whose log shows Stop names its turn, so the message goes in the card registry. */
+const stopOf = (context: TurnContext): { stopFor?: string } =>
+  context.frame?.actions?.some((action) => action.id === 'stop') ? { stopFor: context.turnId } : {};
 
 const postInput = (context: TurnContext, placement: 'log' | 'top-level'): PostInput => ({
   space: context.space,
@@ -208,6 +228,7 @@ const postInput = (context: TurnContext, placement: 'log' | 'top-level'): PostIn
   // Every log message after the first of a turn is silent where the platform can (one buzz per turn).
   silent: context.logMessages.length > 0,
   clientId: clientIdFor(context.turnId, context.ordinal),
+  ...stopOf(context),
 });
 
 const editInput = (context: TurnContext): EditInput => ({
@@ -270,6 +291,14 @@ const whileLive = {
   'turn.log': {
     target: '#turn.debouncing',
     actions: { type: 'appendEntry' as const, params: entryParams },
+  },
+  // Nothing pending, but the log must say "stopping…" and lose its button: an edit goes out.
+  'turn.stopRequested': {
+    target: '#turn.debouncing',
+    actions: {
+      type: 'recordStopRequest' as const,
+      params: ({ event }: { event: { user: ActionUser } }) => ({ user: event.user }),
+    },
   },
   // Even with nothing pending the headline changes (done, failed, stopped): the terminal frame goes out.
   'turn.end': {
@@ -398,6 +427,8 @@ export const turnMachine = setup({
     bookTerminalSlot: () => {},
     reportRateLimited: (_, _params: { retryAfterMs: number }) => {},
     releaseCard: () => {},
+    /** Remembers who asked the turn to stop (provided: it names the person as the chat may show). */
+    recordStopRequest: (_, _params: { user: ActionUser }) => {},
     // Pure bookkeeping.
     recordOutcome: assign((_, params: { outcome: TurnOutcome }) => ({ outcome: params.outcome })),
     nextOrdinal: assign(({ context }) => ({ ordinal: context.ordinal + 1 })),
@@ -468,6 +499,9 @@ export const turnMachine = setup({
     canRetryTerminal: ({ context }, params: { error: unknown }) =>
       context.failures < context.settings.terminalAttempts && errorKind(params.error) !== 'forbidden',
     isNotFound: (_, params: { error: unknown }) => errorKind(params.error) === 'not-found',
+    /** 404 on an edit that only changed the headline (Stop): every entry was shown already. */
+    isNotFoundWithNothingUnsent: ({ context }, params: { error: unknown }) =>
+      errorKind(params.error) === 'not-found' && context.appended <= context.shown,
     isRateLimited: (_, params: { error: unknown }) => errorKind(params.error) === 'rate-limited',
     // Provided: they read the platform (its typing indicator, its edit window) and the clock.
     /** The platform shows a typing indicator the turn refreshes while its log is live and quiet. */
@@ -529,7 +563,14 @@ export const turnMachine = setup({
     startedAt: input.startedAt ?? null,
     toolInFlight: null,
     lastToolAt: null,
+    stopRequest: null,
   }),
+  // Anywhere: the next frame shows who asked to stop, without the Stop button.
+  on: {
+    'turn.stopRequested': {
+      actions: { type: 'recordStopRequest', params: ({ event }) => ({ user: event.user }) },
+    },
+  },
   initial: 'idle',
   states: {
     /** No live log message. The next entry posts one at once (the first frame is never debounced). */
@@ -762,6 +803,12 @@ export const turnMachine = setup({
               target: '#turn.debouncing',
               actions: { type: 'appendEntry', params: entryParams },
             },
+            // Nothing pending, but the log must say "stopping…" and lose its button: an edit goes out.
+            'turn.stopRequested': {
+              target: '#turn.debouncing',
+              actions: { type: 'recordStopRequest', params: ({ event }) => ({ user: event.user }) },
+            },
+            // Even with nothing pending the headline changes (done, failed, stopped): the terminal frame goes out.
             'turn.end': {
               target: '#turn.flushing',
               actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
@@ -858,6 +905,12 @@ export const turnMachine = setup({
               { target: '#turn.opened.live', actions: ['recordEdited', 'markShown'] },
             ],
             onError: [
+              // Deleted while only the headline changed (Stop): nothing is left to show in a new one.
+              {
+                guard: { type: 'isNotFoundWithNothingUnsent', params: errorParams },
+                target: '#turn.idle',
+                actions: ['finalizeCurrent', 'keepUnsentOnly'],
+              },
               // A person deleted the log message: open a new one with the pending entries.
               onNotFound('#turn.opened'),
               onRateLimited('rateLimited'),

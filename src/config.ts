@@ -52,6 +52,12 @@ export const visibilitySchema = z
       .describe(
         'Proactive turns (turn_started with a title and no root): header posts a top-level 🕒 <title> and threads the log under it; top-level posts the log top-level.',
       ),
+    stopButton: z
+      .boolean()
+      .default(false)
+      .describe(
+        'A Stop button on the live log; a click becomes a stop action and the log shows "stopping…".',
+      ),
     timeZone: z.string().optional().describe("IANA time zone of the HH:MM:SS stamps; default the process's."),
   })
   .strict();

@@ -28,6 +28,7 @@ import {
   turnChildId,
 } from '../machines/space.machine.js';
 import type { TurnContext } from '../machines/turn.machine.js';
+import { createClickResolver } from './actions/clicks.js';
 import { type ActionPage, type ActionsPollOptions, actionIdFor, createOutbox } from './actions/outbox.js';
 import type { Action, ClickResolver, IntakeEvent, IntakeResult } from './actions/types.js';
 import { resolveWebhookSecret, startWebhookDelivery, type WebhookDelivery } from './actions/webhook.js';
@@ -230,6 +231,7 @@ export function spaceSettingsFor(
       strategy: visibility.threadLog.condenseStrategy as CondenseStrategy,
       editRetryMs: runtime.editRetryMs,
       terminalAttempts: runtime.terminalAttempts,
+      stopButton: visibility.stopButton,
     },
     anchorCapacity: runtime.anchorCapacity,
     maxRestarts: runtime.maxTurnRestarts,
@@ -352,9 +354,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onError: (error) => logger.error('actions outbox', { error: messageOf(error) }),
   });
   /** What a click on a button turnlog rendered means (src/actions/clicks.ts provides the card registry's). */
-  const resolveClick: ClickResolver =
-    options.resolveClick ??
-    (async () => ({ status: 'unknown', text: 'turnlog does not know the button on this message' }));
   const webhookConfig = config.actions.webhook;
   const webhookSecret = webhookConfig ? resolveWebhookSecret(webhookConfig.secret) : undefined;
   let webhook: WebhookDelivery | undefined;
@@ -549,6 +548,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   const root = createActor(machine, { clock, inspect: onInspect });
+
+  /** Clicks on cards and on Stop (src/actions/clicks.ts): the first one wins and shows in the chat. */
+  const resolveClick: ClickResolver =
+    options.resolveClick ??
+    createClickResolver({
+      store,
+      now: () => clock.now(),
+      showOutcome: (space, event) => root.send({ type: 'runtime.toSpace', space, event }),
+      isTurnLive: (turnId) => turnActor(turnId) !== undefined,
+      requestStop: (turnId, user) => turnActor(turnId)?.send({ type: 'turn.stopRequested', user }),
+    });
   root.subscribe({ error: (error) => logger.error('runtime actor failed', { error: String(error) }) });
 
   let started = false;
@@ -739,6 +749,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async receive(event) {
       if (event.kind === 'click') {
+        await ready;
         const resolution = await resolveClick(event);
         if (resolution.status !== 'accepted') return resolution;
         const id = resolution.action.id ?? actionIdFor(event.space, `click:${event.dedupeKey}`);

@@ -7,6 +7,7 @@ import { enqueueActions, type Snapshot } from 'xstate';
 import type { DeliveryInput } from '../../machines/delivery.machine.js';
 import {
   deliveryChildId,
+  MAX_WARNINGS,
   type SpaceContext,
   type spaceMachine,
   takeSlot,
@@ -15,7 +16,7 @@ import {
   withDeadLetter,
 } from '../../machines/space.machine.js';
 import type { TurnInput } from '../../machines/turn.machine.js';
-import type { RunEvent } from '../events/schema.js';
+import { normalizeOption, type RunEvent } from '../events/schema.js';
 import { routeEvent } from '../routing/route.js';
 import type { Destination } from '../routing/types.js';
 import type { TurnlogStore } from '../store/store.js';
@@ -24,6 +25,7 @@ import type { ThreadAnchor } from '../surfaces/surface.js';
 import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { splitProse } from '../turnlog/split-prose.js';
+import { cardOf, isCardEvent } from './cards.js';
 import { provideDeliveryMachine } from './delivery.implementations.js';
 import { surfaceResolver } from './posting.js';
 import { restorable } from './restorable.js';
@@ -141,6 +143,13 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       ? `${event.turnId}:${what}:${event.seq}`
       : undefined;
 
+  /** A card the registry could not keep: its buttons will answer "unknown"; said in the log. */
+  const cardNotRegistered = (space: string, messageId: string) => (error: unknown) =>
+    deps.onWarning?.(
+      space,
+      `card ${messageId} was posted but not registered (its buttons will not work): ${String(error)}`,
+    );
+
   return {
     actors: {
       turn: turnLogic,
@@ -219,28 +228,22 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         enqueue.sendTo('strays', { type: 'strays.add' as const, line: strayLineOf(params.event) });
       }),
       deliverCard: enqueueActions(({ context, enqueue }, params) => {
-        const event = params.event as Extract<RunEvent, { type: 'policy_request' }>;
+        const event = params.event;
+        if (!isCardEvent(event)) return;
         const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
         const thread = record?.mode === 'live' && threadsOn(context) ? record.anchor : null;
+        const card = cardOf(event);
         const delivery = nextDelivery(context, {
-          purpose: 'policy card',
+          purpose: `${card.kind} card`,
           request: {
             space: context.space,
-            frame: {
-              kind: 'card',
-              card: {
-                kind: 'policy',
-                id: event.requestId,
-                title: event.title ?? 'Approval needed',
-                body: [event.command, ...(event.args ?? [])].join(' '),
-                actions: [
-                  { id: 'approve', label: 'Approve', style: 'primary' },
-                  { id: 'reject', label: 'Reject', style: 'danger' },
-                ],
-              },
-            },
+            frame: { kind: 'card', card },
             ...(thread ? { thread } : {}),
             ...optionalClientId(clientIdOf(event, 'card')),
+          },
+          card: {
+            turnId: event.turnId,
+            ...(event.type === 'question' ? { options: event.options.map(normalizeOption) } : {}),
           },
         });
         enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
@@ -325,8 +328,50 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           deps.onTurnEndedWithoutActor?.(context.space, params.turnId, params.outcome);
       },
       reportCrashed: ({ context }, params) => deps.onTurnCrashed?.(context.space, params.turnId),
+      deliverCardOutcome: enqueueActions(({ context, enqueue }, params) => {
+        const delivery = nextDelivery(context, {
+          purpose: `${params.card.kind} card outcome`,
+          request: { space: context.space, frame: { kind: 'card', card: params.card } },
+          edit: {
+            messageId: params.messageId,
+            ...(params.threadId !== undefined ? { threadId: params.threadId } : {}),
+          },
+        });
+        enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
+        enqueue.assign(delivery.assignment);
+      }),
+      registerCard: ({ context }, params) => {
+        const { output } = params;
+        if (output.status !== 'delivered' || output.card === undefined) return;
+        const { frame } = output.request;
+        if (frame.kind !== 'card') return;
+        const { messageId, threadId } = output.message;
+        try {
+          const stored = deps.store?.registerCard({
+            space: context.space,
+            messageId,
+            ...(threadId !== undefined ? { threadId } : {}),
+            turnId: output.card.turnId,
+            kind: frame.card.kind,
+            cardId: frame.card.id,
+            card: frame.card,
+            ...(output.card.options ? { options: output.card.options } : {}),
+            postedAt: deps.now(),
+          });
+          if (stored instanceof Promise) stored.catch(cardNotRegistered(context.space, messageId));
+        } catch (error) {
+          cardNotRegistered(context.space, messageId)(error);
+        }
+      },
       recordDeliveryFailure: enqueueActions(({ context, enqueue }, params) => {
         const { output } = params;
+        if (output.status === 'failed' && output.edit !== undefined && output.errorKind === 'not-found') {
+          // A person deleted the card: there is nothing left to show the outcome on (the action still counts).
+          const warning = `${output.purpose} not shown: message ${output.edit.messageId} was deleted`;
+          deps.onWarning?.(context.space, warning);
+          enqueue.assign({ warnings: [...context.warnings, warning].slice(-MAX_WARNINGS) });
+          return;
+        }
         if (output.status === 'failed') {
           deps.onWarning?.(context.space, `${output.purpose} not delivered: ${output.error}`);
           // Kept in the store too, so what the platform refused outlives the process.

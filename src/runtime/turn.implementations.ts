@@ -8,15 +8,19 @@ import { budgetSystemId } from '../../machines/budget.protocol.js';
 import {
   type Frame,
   type PostedLog,
+  type PostInput,
   type TurnContext,
   type TurnOutcome,
   type TypingInput,
   turnMachine,
 } from '../../machines/turn.machine.js';
+import { personName } from '../actions/clicks.js';
+import type { ActionUser } from '../actions/types.js';
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
 import type { PlatformCapabilities } from '../platforms/types.js';
-import type { FrameHeadline, FrameState, SurfaceFrame } from '../surfaces/frame.js';
-import type { ChatSurface, EditRequest, PostRequest } from '../surfaces/surface.js';
+import type { TurnlogStore } from '../store/store.js';
+import type { FrameAction, FrameHeadline, FrameState, SurfaceFrame } from '../surfaces/frame.js';
+import type { ChatSurface, EditRequest, PostedMessage, PostRequest } from '../surfaces/surface.js';
 import { MIN_LOG_MESSAGE_CHARS } from '../turnlog/condense.js';
 import { PENDING_MARK } from '../turnlog/format.js';
 import {
@@ -45,8 +49,11 @@ export interface TurnImplementationDeps {
   platforms?: PlatformRegistry;
   /** `system`: talk to the budget actor `budget:<platform>`; `unlimited`: grant every request at once (tests). */
   budget?: 'system' | 'unlimited';
-  /** Records post refs by client id, so a retried post on a platform without idempotent creates finds its message. */
-  store?: PostRefs;
+  /**
+   * Records post refs by client id, so a retried post on a platform without idempotent creates finds its
+   * message; and a log posted with Stop in the card registry, so a click on it is understood.
+   */
+  store?: PostRefs & Partial<Pick<TurnlogStore, 'registerCard'>>;
   /** The clock of the headline (elapsed time, `running Bash (12s)`). Default `Date.now`. */
   now?: () => number;
 }
@@ -64,6 +71,10 @@ export const HEADLINE_TITLE_CHARS = 80;
 export const HEADLINE_TOOL_CHARS = 40;
 /** The longest `now`: `running <tool cut to 40> (99999s)`, `thinking (99999s since last tool)`. */
 const HEADLINE_NOW_CHARS = 'running  (99999s)'.length + HEADLINE_TOOL_CHARS;
+/** The name in `stopping… (asked by <name>)` is cut to this many characters (within the `now` reserve). */
+const HEADLINE_STOPPER_CHARS = HEADLINE_NOW_CHARS - 'stopping… (asked by )'.length;
+/** The Stop button of a live log (`visibility.stopButton`). */
+export const STOP_ACTION: FrameAction = { id: 'stop', label: 'Stop', style: 'danger' };
 /** The longest clock (`99h 59m`). */
 const HEADLINE_CLOCK_CHARS = 8;
 
@@ -123,6 +134,12 @@ export function headlineAt(context: TurnContext, now: number, live: boolean): Fr
     elapsedMs: Math.max(0, now - startedAt),
   };
   if (!live || context.outcome !== null) return headline;
+  if (context.stopRequest) {
+    return {
+      ...headline,
+      now: `stopping… (asked by ${cut(context.stopRequest.by, HEADLINE_STOPPER_CHARS)})`,
+    };
+  }
   const seconds = (since: number) => Math.max(0, Math.floor((now - since) / 1000));
   const busy = context.toolInFlight;
   if (busy)
@@ -233,6 +250,23 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
     return [...rest.sealed.flatMap((message) => message.entries), ...rest.window];
   }
 
+  /** A log with Stop goes in the card registry; a store that fails leaves the button unknown, not the post failed. */
+  async function registerLog(space: string, posted: PostedMessage, turnId: string): Promise<void> {
+    try {
+      await store?.registerCard?.({
+        space,
+        messageId: posted.messageId,
+        ...(posted.threadId !== undefined ? { threadId: posted.threadId } : {}),
+        turnId,
+        kind: 'log',
+        cardId: turnId,
+        postedAt: now(),
+      });
+    } catch {
+      // The click on it is answered "unknown"; the log itself landed.
+    }
+  }
+
   return {
     actions: {
       appendEntry: assign(
@@ -259,8 +293,15 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         const at = now();
         // The message is about to leave its edit window (Discord: 30046 after an hour): this is its
         // last frame, the next message starts with what arrives from now on.
+        const closing = result.kind === 'fits' && editWindowClosing(context, at);
+        // With stopButton on, a frame always says its buttons: Stop while live, none once ended, stopping or rolled over.
+        const live = result.kind === 'fits' && !closing && context.outcome === null && !context.stopRequest;
+        const extras = {
+          ...(context.settings.stopButton ? { actions: live ? [STOP_ACTION] : [] } : {}),
+          ...(context.stopRequest ? { stopping: true } : {}),
+        };
         const frame: Frame =
-          result.kind === 'fits' && editWindowClosing(context, at)
+          result.kind === 'fits' && closing
             ? {
                 kind: 'rollover',
                 text: result.text,
@@ -268,6 +309,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
                 headline: headlineAt(context, at, false),
                 carry: [],
                 appended: context.appended,
+                ...extras,
               }
             : result.kind === 'fits'
               ? {
@@ -276,6 +318,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
                   lines: result.lines,
                   headline: headlineAt(context, at, true),
                   appended: context.appended,
+                  ...extras,
                 }
               : {
                   kind: 'rollover',
@@ -285,6 +328,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
                   headline: headlineAt(context, at, false),
                   carry: result.carryEntries,
                   appended: context.appended,
+                  ...extras,
                 };
         return { frame };
       }),
@@ -337,6 +381,9 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
             }),
           )
         : () => {},
+      recordStopRequest: assign((_, params: { user: ActionUser }) => ({
+        stopRequest: { by: personName(params.user) },
+      })),
       releaseCard: useBudget
         ? sendTo(
             ({ system, context }) => system.get(budgetOf({ context })),
@@ -368,7 +415,8 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       },
     },
     actors: {
-      postMessage: fromPromise<PostedLog, PostRequest>(async ({ input, signal, system }) => {
+      postMessage: fromPromise<PostedLog, PostInput>(async ({ input: withStop, signal, system }) => {
+        const { stopFor, ...input } = withStop;
         const surface = surfaceFor(input.space);
         const threadId = input.thread?.threadId;
         await paceFor(
@@ -381,6 +429,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         // Before the create is sent: the platform's clock starts the edit window no earlier.
         const postedAt = now();
         const posted = await postOnce(surface, store, input, signal);
+        if (stopFor !== undefined) await registerLog(input.space, posted, stopFor);
         if (input.thread !== undefined && posted.threadId !== undefined)
           await showStatus(surface, input.space, posted.threadId, input.frame, signal);
         return { ...posted, postedAt };

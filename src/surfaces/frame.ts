@@ -65,8 +65,11 @@ export interface FrameCard {
 }
 
 export type SurfaceFrame =
-  /** A turn's activity log message. */
-  | { kind: 'log'; headline?: FrameHeadline; lines: FrameLine[] }
+  /**
+   * A turn's activity log message. `actions`: buttons under it (Stop while it
+   * runs); an empty list removes buttons an earlier frame showed.
+   */
+  | { kind: 'log'; headline?: FrameHeadline; lines: FrameLine[]; actions?: FrameAction[] }
   /** A card with actions (policy request, question). */
   | { kind: 'card'; card: FrameCard }
   /** Free text in Markdown: answers, headers, notes posted top-level. */

@@ -70,6 +70,9 @@ export const MODEL_SPACES: Readonly<Record<Platform, string>> = {
   discord: 'discord:100000000000000001',
 };
 
+/** Who presses Stop in the model and the driver. */
+export const MODEL_STOPPER = { id: 'users/model', name: 'Model' } as const;
+
 export interface TurnDriverOptions {
   platform: Platform;
   settings: TurnSettings;
@@ -147,6 +150,8 @@ export interface TurnDriver {
   end(outcome: TurnOutcome): Promise<void>;
   /** A shutdown flush (`turn.flush`). */
   flush(): Promise<void>;
+  /** A person pressed Stop on the log (`turn.stopRequested`). */
+  pressStop(): Promise<void>;
   /** Answers the call in flight. Throws when there is none. */
   respond(result: CallResult): Promise<void>;
   grant(): Promise<void>;
@@ -404,6 +409,7 @@ function driveTurn(
       return sendToTurn({ type: 'turn.end', outcome });
     },
     flush: () => sendToTurn({ type: 'turn.flush' }),
+    pressStop: () => sendToTurn({ type: 'turn.stopRequested', user: MODEL_STOPPER }),
     async respond(result) {
       const call = gate.pending();
       if (!call) throw new Error(`respond(${result}): no surface call is in flight`);

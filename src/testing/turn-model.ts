@@ -52,6 +52,7 @@ import {
   MODEL_REFUSAL_RETRY_MS,
   MODEL_RETRY_AFTER_S,
   MODEL_SPACES,
+  MODEL_STOPPER,
   type TurnDriver,
   type TurnSnapshot,
   turnTransitionKey,
@@ -75,6 +76,8 @@ export type TurnCommand =
   | { type: 'end' }
   /** A shutdown: send the pending frame now, then go on. */
   | { type: 'flush' }
+  /** A person presses Stop on the log (once: the button goes). */
+  | { type: 'stop' }
   | { type: 'delete' }
   | { type: 'restart' };
 
@@ -285,6 +288,7 @@ export function turnModelCommands(snapshot: TurnModelSnapshot, maxDepth: number)
   if (grant) commands.push({ type: 'grant' }, { type: 'refuse' });
   if (fund) commands.push({ type: 'fund' });
   if (machine.context.outcome === null) commands.push({ type: 'end' });
+  if (machine.context.outcome === null && !machine.context.stopRequest) commands.push({ type: 'stop' });
   if (handlesFlush(machine)) commands.push({ type: 'flush' });
   const current = machine.context.current;
   if (current && !snapshot.deleted.includes(current.messageId)) commands.push({ type: 'delete' });
@@ -411,6 +415,8 @@ export function createTurnModelLogic(
         return { ...next, machine: step(current, { type: 'turn.end', outcome: 'ok' }) };
       case 'flush':
         return { ...next, machine: step(current, { type: 'turn.flush' }) };
+      case 'stop':
+        return { ...next, machine: step(current, { type: 'turn.stopRequested', user: MODEL_STOPPER }) };
       case 'delete': {
         const id = current.context.current?.messageId;
         return id ? { ...next, deleted: [...model.deleted, id] } : next;
@@ -732,6 +738,9 @@ async function applyToDriver(
       return null;
     case 'flush':
       await driver.flush();
+      return null;
+    case 'stop':
+      await driver.pressStop();
       return null;
     case 'delete':
       return driver.deleteCurrent() ? null : 'the model deleted a log message the live turn does not have';

@@ -67,7 +67,7 @@ describe('the turn machine definition, as the kit lists it', () => {
     const transitions = turnMachineTransitionKeys();
     expect(states).toHaveLength(50);
     expect(new Set(states).size).toBe(states.length);
-    expect(transitions).toHaveLength(152);
+    expect(transitions).toHaveLength(157);
     expect(new Set(transitions).size).toBe(transitions.length);
     for (const key of NOT_REACHABLE) expect(transitions).toContain(key);
   });
@@ -335,6 +335,7 @@ describe('turnModelCommands (what the model may do next)', () => {
       'respond',
       'respond',
       'end',
+      'stop',
       'restart',
     ]);
   });

@@ -199,6 +199,7 @@ function renderLogComponents(frame: Extract<SurfaceFrame, { kind: 'log' }>): Dis
   }
   // A Container needs a component: an empty log shows its state alone.
   if (inner.length === 0) inner.push(textDisplay('-# (no activity yet)'));
+  inner.push(...logButtons(frame.actions));
   const container: APIContainerComponent = {
     type: ComponentType.Container,
     ...(frame.headline ? { accent_color: STATE_COLORS[frame.headline.state] } : {}),
@@ -212,7 +213,18 @@ function renderLogText(frame: Extract<SurfaceFrame, { kind: 'log' }>): DiscordMe
   const room = DISCORD_LIMITS.contentChars - (headline ? charLength(headline) + 1 : 0);
   const lines = fitLines(frame.lines.map(lineText), room);
   const content = [...(headline ? [headline] : []), ...lines].join('\n');
-  return { content: content === '' ? '-# (no activity yet)' : content, components: [], flags: 0 };
+  return {
+    content: content === '' ? '-# (no activity yet)' : content,
+    components: logButtons(frame.actions),
+    flags: 0,
+  };
+}
+
+/** A log's buttons (Stop while it runs): an action row; none without buttons (an edit sending none removes them). */
+function logButtons(
+  actions: readonly FrameAction[] | undefined,
+): APIActionRowComponent<APIButtonComponentWithCustomId>[] {
+  return actions === undefined || actions.length === 0 ? [] : buttonRows(actions);
 }
 
 const BUTTON_STYLES = { primary: ButtonStyle.Primary, danger: ButtonStyle.Danger } as const;

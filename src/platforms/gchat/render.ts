@@ -16,6 +16,7 @@
 import { safeLinks } from '../../render/links.js';
 import { MENTION_BREAK, neutralizeMentions } from '../../render/mentions.js';
 import {
+  type FrameAction,
   type FrameCard,
   type FrameHeadline,
   type FrameLine,
@@ -74,9 +75,14 @@ export function renderGchatText(frame: SurfaceFrame): string {
 }
 
 /** What `spaces.messages.create` / `patch` carries for a frame. */
-export type GchatMessage = { text: string } | { cardsV2: GchatCardV2[]; fallbackText: string };
+export type GchatMessage =
+  | { text: string }
+  | { text: string; cardsV2: GchatCardV2[] }
+  | { cardsV2: GchatCardV2[]; fallbackText: string };
 
 export function renderGchatMessage(frame: SurfaceFrame): GchatMessage {
+  if (frame.kind === 'log' && frame.actions !== undefined)
+    return { text: renderGchatText(frame), cardsV2: renderLogButtons(frame.actions) };
   if (frame.kind !== 'card') return { text: renderGchatText(frame) };
   return { cardsV2: renderGchatCard(frame.card), fallbackText: neutralize(plainCardText(frame.card)) };
 }
@@ -124,13 +130,14 @@ const DECISIONS: Readonly<Record<string, 'approved' | 'rejected'>> = {
   reject: 'rejected',
 };
 
-/** The parameters a button click comes back with: the request and the decision, or the card and the action. */
+/** The parameters a button click comes back with: the card (and a policy's decision) and the action id (`approve`, `answer:1`). */
 function buttonParameters(card: FrameCard, actionId: string): { key: string; value: string }[] {
   const decision = card.kind === 'policy' ? DECISIONS[actionId] : undefined;
   if (decision !== undefined) {
     return [
       { key: 'requestId', value: card.id },
       { key: 'decision', value: decision },
+      { key: 'action', value: actionId },
     ];
   }
   return [
@@ -177,6 +184,22 @@ export function renderGchatCard(card: FrameCard): GchatCardV2[] {
       },
     },
   ];
+}
+
+/**
+ * A log's buttons (Stop): a card under the text with one button list; none
+ * (an empty `cardsV2`, which removes an earlier one) when it has no buttons.
+ */
+export function renderLogButtons(actions: readonly FrameAction[]): GchatCardV2[] {
+  if (actions.length === 0) return [];
+  const buttons = actions.map((action) => ({
+    text: action.label,
+    ...(action.style === 'danger' ? { type: 'OUTLINED' } : {}),
+    onClick: {
+      action: { function: POLICY_DECISION_ACTION, parameters: [{ key: 'action', value: action.id }] },
+    },
+  }));
+  return [{ cardId: 'log-actions', card: { sections: [{ widgets: [{ buttonList: { buttons } }] }] } }];
 }
 
 /** The card's plain text (Chat's `fallbackText`, shown in notifications). */

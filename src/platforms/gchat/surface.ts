@@ -68,6 +68,8 @@ export const GCHAT_CAPABILITIES: Readonly<PlatformCapabilities> = {
   idempotentCreate: true,
   cards: true,
   buttons: true,
+  // A card takes 100 widgets (https://developers.google.com/workspace/chat/api/reference/rest/v1/cards); a question keeps to the others' 25.
+  maxButtons: 25,
 };
 
 const REPLY_OPTION = 'REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD';
@@ -211,7 +213,13 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
         req.frame.kind === 'card'
           ? { cardsV2: gchatCard(req.frame.card), fallbackText: renderCardText(req.frame.card) }
           : checkedBody(renderGchatMessage(req.frame));
-      const updateMask = req.frame.kind === 'card' ? 'cardsV2' : 'text';
+      // A log with buttons (Stop) replaces its button card too: an empty one removes it.
+      const updateMask =
+        req.frame.kind === 'card'
+          ? 'cardsV2'
+          : req.frame.kind === 'log' && req.frame.actions !== undefined
+            ? 'text,cardsV2'
+            : 'text';
       await call(space, 'spaces.messages.patch', signal, (o) =>
         chat.spaces.messages.patch({ name, updateMask, requestBody }, o),
       );
@@ -254,7 +262,9 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
   };
 
   function checkedBody(message: { text: string } | object): MessageBody {
-    return 'text' in message ? { text: checkedText(message.text as string) } : (message as MessageBody);
+    return 'text' in message
+      ? { ...(message as MessageBody), text: checkedText(message.text as string) }
+      : (message as MessageBody);
   }
 
   /** Rendered text, within `maxChars` when strict. */

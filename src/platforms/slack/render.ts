@@ -23,7 +23,14 @@
  * message Slack refused (`msg_too_long`, `invalid_blocks`).
  */
 import type { types } from '@slack/bolt';
-import type { FrameCard, FrameHeadline, FrameLine, FrameState, SurfaceFrame } from '../../surfaces/frame.js';
+import type {
+  FrameAction,
+  FrameCard,
+  FrameHeadline,
+  FrameLine,
+  FrameState,
+  SurfaceFrame,
+} from '../../surfaces/frame.js';
 import { LINE_MARKS, plainLine } from '../../surfaces/frame.js';
 import { charCount, clip, SLACK_LIMITS } from './limits.js';
 import { markdownToMrkdwn, safeMrkdwn } from './mrkdwn.js';
@@ -208,7 +215,29 @@ function renderLog(frame: Extract<SurfaceFrame, { kind: 'log' }>, opts: SlackRen
   }
   const fallback =
     headline ?? safeMrkdwn(frame.lines.length > 0 ? lineText(frame.lines.at(-1)!) : 'Activity log');
+  const buttons = logButtons(frame.actions);
+  if (buttons) blocks.push(buttons);
   return { text: fallback, ...(blocks.length > 0 ? { blocks } : {}) };
+}
+
+/** A log's buttons (Stop while it runs): an actions block under it; none without buttons. */
+function logButtons(actions: readonly FrameAction[] | undefined): Block | undefined {
+  if (actions === undefined || actions.length === 0) return undefined;
+  return {
+    type: 'actions',
+    block_id: 'turnlog:log',
+    elements: actions.slice(0, 25).map((action) => ({
+      type: 'button',
+      action_id: clip(action.id, SLACK_LIMITS.actionIdChars),
+      value: clip(action.id, SLACK_LIMITS.buttonValueChars),
+      text: {
+        type: 'plain_text',
+        text: clip(action.label, SLACK_LIMITS.buttonLabelChars) || '…',
+        emoji: true,
+      },
+      ...(action.style ? { style: action.style } : {}),
+    })),
+  };
 }
 
 /** `block_id`s carry the card so an interaction names it; Slack allows 255 characters. */
