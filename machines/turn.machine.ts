@@ -145,9 +145,19 @@ export interface TurnContext {
   lastToolAt: number | null;
 }
 
+/** A log entry, and the tool it starts when it is a `tool_call` (for the headline's `now`). */
+export interface TurnLogItem {
+  entry: TurnLogEntry;
+  tool?: string;
+}
+
 export type TurnEvent =
-  /** `tool`: the tool a `tool_call` entry starts. */
-  | { type: 'turn.log'; entry: TurnLogEntry; tool?: string }
+  /**
+   * `tool`: the tool a `tool_call` entry starts. `following`: more entries
+   * of the same batch (one `POST /v1/events` body), appended after `entry` in
+   * one step, so a batch costs the turn one event, not one per entry.
+   */
+  | { type: 'turn.log'; entry: TurnLogEntry; tool?: string; following?: TurnLogItem[] }
   | { type: 'turn.end'; outcome: TurnOutcome }
   /** Sent after restoring from a persisted snapshot: re-arms the timer of the waiting state. */
   | { type: 'turn.recover' }
@@ -198,10 +208,11 @@ const editInput = (context: TurnContext): EditInput => ({
   frame: logFrame(context),
 });
 
-/** What `appendEntry` is told: the entry, and the tool a `tool_call` starts (for the headline's `now`). */
-const entryParams = ({ event }: { event: { entry: TurnLogEntry; tool?: string } }) => ({
+/** What `appendEntry` is told: the entry, the tool a `tool_call` starts, and the batch's following entries. */
+const entryParams = ({ event }: { event: TurnLogItem & { following?: TurnLogItem[] } }) => ({
   entry: event.entry,
   ...(event.tool !== undefined ? { tool: event.tool } : {}),
+  ...(event.following !== undefined ? { following: event.following } : {}),
 });
 
 /** Common to every sending state: entries keep coming, the end is remembered. */
@@ -305,7 +316,7 @@ export const turnMachine = setup({
   },
   actions: {
     // Turn-log operations (provided: they use the condenser).
-    appendEntry: (_, _params: { entry: TurnLogEntry; tool?: string }) => {},
+    appendEntry: (_, _params: TurnLogItem & { following?: TurnLogItem[] }) => {},
     prepareFrame: () => {},
     applyCarry: () => {},
     keepUnsentOnly: () => {},

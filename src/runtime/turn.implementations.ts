@@ -5,7 +5,13 @@
  */
 import { assign, fromPromise, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
-import { type Frame, type TurnContext, type TurnOutcome, turnMachine } from '../../machines/turn.machine.js';
+import {
+  type Frame,
+  type TurnContext,
+  type TurnLogItem,
+  type TurnOutcome,
+  turnMachine,
+} from '../../machines/turn.machine.js';
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
 import type { FrameHeadline, FrameState, SurfaceFrame } from '../surfaces/frame.js';
 import type { ChatSurface, EditRequest, PostedMessage, PostRequest } from '../surfaces/surface.js';
@@ -182,20 +188,30 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
 
   return {
     actions: {
-      appendEntry: assign(({ context }, params: { entry: TurnLogEntry; tool?: string }) => {
+      appendEntry: assign(({ context }, params: TurnLogItem & { following?: TurnLogItem[] }) => {
         const at = now();
-        const role = params.entry.messageRole;
-        return {
-          log: appendEntry(logOf(context), params.entry, condenseOpts(context)),
-          appended: context.appended + 1,
-          entryCount: context.entryCount + 1,
-          startedAt: context.startedAt ?? at,
+        const opts = condenseOpts(context);
+        let log = logOf(context);
+        let { toolInFlight, lastToolAt } = context;
+        const items = params.following ? [params, ...params.following] : [params];
+        for (const { entry, tool } of items) {
+          log = appendEntry(log, entry, opts);
           // A call starts the tool's clock, its result starts the model's (`thinking … since last tool`).
-          ...(role === 'tool_call'
-            ? { toolInFlight: { tool: params.tool ?? 'a tool', since: at }, lastToolAt: at }
-            : role === 'tool_result'
-              ? { toolInFlight: null, lastToolAt: at }
-              : {}),
+          if (entry.messageRole === 'tool_call') {
+            toolInFlight = { tool: tool ?? 'a tool', since: at };
+            lastToolAt = at;
+          } else if (entry.messageRole === 'tool_result') {
+            toolInFlight = null;
+            lastToolAt = at;
+          }
+        }
+        return {
+          log,
+          appended: context.appended + items.length,
+          entryCount: context.entryCount + items.length,
+          startedAt: context.startedAt ?? at,
+          toolInFlight,
+          lastToolAt,
         };
       }),
       prepareFrame: assign(({ context }) => {

@@ -30,7 +30,14 @@ import { loggableError } from './logger.js';
 export interface IngestServerOptions {
   runtime: Pick<
     Runtime,
-    'ingest' | 'sync' | 'turn' | 'finishedTurn' | 'configureSpace' | 'spaceSettings' | 'resetSpace'
+    | 'ingest'
+    | 'ingestBatch'
+    | 'sync'
+    | 'turn'
+    | 'finishedTurn'
+    | 'configureSpace'
+    | 'spaceSettings'
+    | 'resetSpace'
   >;
   /** Platform intakes by platform id, served at `POST /v1/platforms/<id>/events` (their own verification, no bearer token). */
   intakes?: Readonly<Record<string, PlatformIntake>>;
@@ -146,10 +153,10 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     // A retry of an event already applied (its eventId) counts as accepted: a retried request gets the first one's 202.
     let duplicates = 0;
     const outcome = ingestBody(read.body.toString('utf8'), format, {
-      ingest: (input) => {
-        const result = runtime.ingest(input);
-        if (result.ok && result.duplicate) duplicates++;
-        return result;
+      ingestBatch: (inputs) => {
+        const results = runtime.ingestBatch(inputs);
+        for (const result of results) if (result.ok && result.duplicate) duplicates++;
+        return results;
       },
       deadLetter: keep,
     });
