@@ -23,6 +23,7 @@ import type { DeadLetterRecord, MaybePromise } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 import { createBearerCheck, isLoopbackHost } from './auth.js';
 import { discardRest, readBodyWithin } from './body.js';
+import { createFairQueue } from './fair-queue.js';
 import { checkSurfaces } from './health.js';
 import { bodyFormatOf, ingestBody, JSON_TYPE, NDJSON_TYPES } from './ingest-body.js';
 import { loggableError } from './logger.js';
@@ -114,6 +115,7 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
   const { runtime, logger } = options;
   const now = options.now ?? Date.now;
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
+  const ingestQueue = createFairQueue();
 
   const keep = (reason: string, payload: string) => {
     // What never reached the runtime is redacted here, as the runtime redacts what does.
@@ -152,14 +154,17 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     }
     // A retry of an event already applied (its eventId) counts as accepted: a retried request gets the first one's 202.
     let duplicates = 0;
-    const outcome = ingestBody(read.body.toString('utf8'), format, {
-      ingestBatch: (inputs) => {
-        const results = runtime.ingestBatch(inputs);
-        for (const result of results) if (result.ok && result.duplicate) duplicates++;
-        return results;
-      },
-      deadLetter: keep,
-    });
+    // In turn with every other request, the event loop let through between them (src/serve/fair-queue.ts).
+    const outcome = await ingestQueue.run(() =>
+      ingestBody(read.body.toString('utf8'), format, {
+        ingestBatch: (inputs) => {
+          const results = runtime.ingestBatch(inputs);
+          for (const result of results) if (result.ok && result.duplicate) duplicates++;
+          return results;
+        },
+        deadLetter: keep,
+      }),
+    );
     for (const rejected of outcome.rejected) {
       logger.warn({ line: rejected.line, error: loggableError(rejected.error) }, 'rejected an event');
     }
