@@ -21,6 +21,8 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export interface Baseline {
   commit: string;
   createRuntime: typeof createRuntime;
+  /** Imports another module of the baseline (`src/serve/http.ts`). */
+  load<T>(path: string): Promise<T>;
 }
 
 export async function loadBaseline(
@@ -41,8 +43,7 @@ export async function loadBaseline(
   }
   if (!existsSync(join(dir, 'node_modules')))
     symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'));
-  const mod = (await import(pathToFileURL(join(dir, 'src', 'runtime.ts')).href)) as {
-    createRuntime: typeof createRuntime;
-  };
-  return { commit: full.slice(0, 7), createRuntime: mod.createRuntime };
+  const load = async <T>(path: string) => (await import(pathToFileURL(join(dir, path)).href)) as T;
+  const mod = await load<{ createRuntime: typeof createRuntime }>('src/runtime.ts');
+  return { commit: full.slice(0, 7), createRuntime: mod.createRuntime, load };
 }
