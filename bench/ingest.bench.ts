@@ -13,10 +13,14 @@
  * server and runtime) runs the same cases first, in the same process, and
  * the process's RSS is sampled during each case and after it.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import type { createRuntime } from '../src/runtime.js';
 import { startIngestServer } from '../src/serve/http.js';
+import { createSqliteStore } from '../src/store/sqlite.js';
 import { loadBaseline } from './runtime/baseline.js';
 import { startBenchRuntime } from './runtime/harness.js';
 import { count, cpuSeconds, printTable, progress } from './runtime/report.js';
@@ -66,16 +70,23 @@ interface Build {
   startIngestServer: typeof startIngestServer;
 }
 
-async function runCase(build: Build, senders: number, requestsEach: number) {
+async function runCase(
+  build: Build,
+  senders: number,
+  requestsEach: number,
+  store: 'memory' | 'sqlite' = 'memory',
+) {
+  const dir = store === 'sqlite' ? mkdtempSync(join(tmpdir(), 'turnlog-bench-ingest-')) : undefined;
+  const sqlite = dir ? createSqliteStore({ path: join(dir, 'turnlog.db') }) : undefined;
   const rssBefore = rssMib();
   let rssPeak = rssBefore;
   const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, rssMib());
   }, 50);
-  const bench = await startBenchRuntime(
-    forgetfulSurface(),
-    build.createRuntime ? { createRuntime: build.createRuntime } : {},
-  );
+  const bench = await startBenchRuntime(forgetfulSurface(), {
+    ...(build.createRuntime ? { createRuntime: build.createRuntime } : {}),
+    ...(sqlite ? { store: sqlite } : {}),
+  });
   const server = await build.startIngestServer({
     runtime: bench.runtime,
     surfaces: { gchat: bench.surface },
@@ -123,6 +134,8 @@ async function runCase(build: Build, senders: number, requestsEach: number) {
   for (const sender of all) sender.agent.destroy();
   await server.close();
   await bench.runtime.stop();
+  sqlite?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
   // How fast memory comes back once the senders are gone (no forced GC: what a running server sees).
   await sleep(1000);
   const rssAfter1s = rssMib();
@@ -159,15 +172,17 @@ export default async function run(): Promise<void> {
   for (const build of builds) {
     progress(`ingest (${build.name}): warm-up`);
     await runCase(build, 4, 200);
-    for (const [senders, each] of [
-      [1, 4000],
-      [50, 200],
+    for (const [senders, each, store] of [
+      [1, 4000, 'memory'],
+      [50, 200, 'memory'],
+      [50, 200, 'sqlite'],
     ] as const) {
-      progress(`ingest (${build.name}): ${senders} sender(s) × ${each} requests`);
-      const r = await runCase(build, senders, each);
+      progress(`ingest (${build.name}): ${senders} sender(s) × ${each} requests, ${store} store`);
+      const r = await runCase(build, senders, each, store);
       const ms = (v: number) => v.toFixed(2);
       rows.push([
         build.name,
+        store,
         count(senders),
         count(r.events),
         count(r.events / r.wallS),
@@ -187,6 +202,7 @@ export default async function run(): Promise<void> {
   printTable(
     [
       'build',
+      'store',
       'senders',
       'events',
       'events/wall s',
