@@ -29,6 +29,7 @@ import { HeapClock } from './runtime/heap-clock.js';
 import { count, cpuSeconds, mib, printTable, progress, signedBytes } from './runtime/report.js';
 import { runtimeStructures, turnStates } from './runtime/structures.js';
 import { forgetfulSurface } from './runtime/surfaces.js';
+import { persistencePhase, versusMainPhase } from './runtime/vs-main.js';
 import {
   answerAndEnd,
   eventsPerTurn,
@@ -314,13 +315,22 @@ async function finishedHeapPhase(gc: () => void): Promise<void> {
   );
 }
 
+/** `npm run bench -- runtime --only=vs-main,persistence` runs only the phases named. */
+const only = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+
 export default async function run(): Promise<void> {
   const gc = exposeGc();
   for (const [name, phase] of [
+    ['vs-main', versusMainPhase],
+    ['persistence', persistencePhase],
     ['throughput', throughputPhase],
     ['heap per idle turn', () => idleHeapPhase(gc)],
     ['heap after finished turns', () => finishedHeapPhase(gc)],
   ] as const) {
+    if (only && !only.includes(name)) continue;
     const start = cpuSeconds();
     await phase();
     progress(`${name}: ${(cpuSeconds() - start).toFixed(0)} CPU s`);

@@ -23,6 +23,8 @@ export interface RuntimeContext {
 
 export type RuntimeEvent =
   | { type: 'runtime.event'; event: RunEvent }
+  /** Events of one batch for one space, in order (one `POST /v1/events` body): one pass through the space. */
+  | { type: 'runtime.events'; space: string; events: RunEvent[] }
   /** After a restart: live turns from the store, grouped by space. */
   | { type: 'runtime.restore'; spaces: string[] }
   /** Something for a space that is not a run event (a decided card): its supervisor is started if need be. */
@@ -47,6 +49,7 @@ export const runtimeMachine = setup({
     spawnBudgets: () => {},
     spawnSpace: (_, _params: { space: string }) => {},
     forwardToSpace: (_, _params: { event: RunEvent }) => {},
+    forwardBatchToSpace: (_, _params: { space: string; events: RunEvent[] }) => {},
     restoreSpaces: (_, _params: { spaces: string[] }) => {},
     restartSpace: (_, _params: { space: string; error: unknown }) => {},
     restartBudget: (_, _params: { childId: string; error: unknown }) => {},
@@ -91,6 +94,24 @@ export const runtimeMachine = setup({
             actions: [
               { type: 'spawnSpace', params: ({ event }) => ({ space: event.space }) },
               { type: 'sendToSpace', params: ({ event }) => ({ space: event.space, event: event.event }) },
+            ],
+          },
+        ],
+        'runtime.events': [
+          {
+            guard: { type: 'isKnownSpace', params: ({ event }) => ({ space: event.space }) },
+            actions: {
+              type: 'forwardBatchToSpace',
+              params: ({ event }) => ({ space: event.space, events: event.events }),
+            },
+          },
+          {
+            actions: [
+              { type: 'spawnSpace', params: ({ event }) => ({ space: event.space }) },
+              {
+                type: 'forwardBatchToSpace',
+                params: ({ event }) => ({ space: event.space, events: event.events }),
+              },
             ],
           },
         ],

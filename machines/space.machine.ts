@@ -95,6 +95,14 @@ export interface SpaceContext {
 
 export type SpaceEvent =
   | { type: 'space.event'; event: RunEvent }
+  /**
+   * Several events of one batch (one `POST /v1/events` body), in order: the
+   * log entries of live turns at its head go to their turns in one
+   * `turn.log` per turn; the first other event is handled as a `space.event`
+   * and the rest as a batch again, so the outcome is that of one
+   * `space.event` per event.
+   */
+  | { type: 'space.events'; events: RunEvent[] }
   /** Restore turns persisted by an earlier process (or a crashed space). */
   | { type: 'space.restore'; turns: { turnId: string; record: RestoredTurnRecord; snapshot: unknown }[] }
   /** Per-space settings changed at run time (the HTTP API): applies to events from now on. */
@@ -188,6 +196,7 @@ export const spaceMachine = setup({
     // Provided: they format entries, resolve anchors, spawn children, persist.
     startTurn: (_, _params: { event: RunEvent }) => {},
     forwardEntry: (_, _params: { event: RunEvent }) => {},
+    forwardEntries: (_, _params: { events: RunEvent[] }) => {},
     deliverOrphan: (_, _params: { event: RunEvent; reason: string }) => {},
     deliverCard: (_, _params: { event: RunEvent }) => {},
     deliverTopLevel: (_, _params: { event: RunEvent }) => {},
@@ -379,6 +388,9 @@ export const spaceMachine = setup({
           },
           // Dropped: the event stays in the run record (the store), nothing is posted.
         ],
+        'space.events': {
+          actions: { type: 'forwardEntries', params: ({ event }) => ({ events: event.events }) },
+        },
         'space.restore': { actions: 'restoreTurns' },
         'space.cardOutcome': {
           actions: {

@@ -172,9 +172,21 @@ export interface TurnContext {
   stopRequest: { by: string } | null;
 }
 
+/** A log entry, and the tool it starts when it is a `tool_call` (for the headline's `now`). */
+export interface TurnLogItem {
+  entry: TurnLogEntry;
+  tool?: string;
+  decision?: 'approved' | 'rejected';
+}
+
 export type TurnEvent =
-  /** `tool`: the tool a `tool_call` entry starts; `decision`: what a `policy_decision` entry decided. */
-  | { type: 'turn.log'; entry: TurnLogEntry; tool?: string; decision?: 'approved' | 'rejected' }
+  /**
+   * `tool`: the tool a `tool_call` entry starts; `decision`: what a
+   * `policy_decision` entry decided. `following`: more entries of the same
+   * batch (one `POST /v1/events` body), appended after `entry` in one step,
+   * so a batch costs the turn one event, not one per entry.
+   */
+  | ({ type: 'turn.log'; following?: TurnLogItem[] } & TurnLogItem)
   | { type: 'turn.end'; outcome: TurnOutcome }
   /** Sent after restoring from a persisted snapshot: re-arms the timer of the waiting state. */
   | { type: 'turn.recover' }
@@ -238,15 +250,12 @@ const editInput = (context: TurnContext): EditInput => ({
   frame: logFrame(context),
 });
 
-/** What `appendEntry` is told: the entry, the tool a `tool_call` starts (the headline's `now`), a policy decision. */
-const entryParams = ({
-  event,
-}: {
-  event: { entry: TurnLogEntry; tool?: string; decision?: 'approved' | 'rejected' };
-}) => ({
+/** What `appendEntry` is told: the entry, the tool a `tool_call` starts, a policy decision, and the batch's following entries. */
+const entryParams = ({ event }: { event: TurnLogItem & { following?: TurnLogItem[] } }) => ({
   entry: event.entry,
   ...(event.tool !== undefined ? { tool: event.tool } : {}),
   ...(event.decision !== undefined ? { decision: event.decision } : {}),
+  ...(event.following !== undefined ? { following: event.following } : {}),
 });
 
 /** Common to every sending state: entries keep coming, the end is remembered. */
@@ -416,7 +425,7 @@ export const turnMachine = setup({
   },
   actions: {
     // Turn-log operations (provided: they use the condenser).
-    appendEntry: (_, _params: { entry: TurnLogEntry; tool?: string }) => {},
+    appendEntry: (_, _params: TurnLogItem & { following?: TurnLogItem[] }) => {},
     prepareFrame: () => {},
     applyCarry: () => {},
     keepUnsentOnly: () => {},

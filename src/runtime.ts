@@ -3,13 +3,16 @@
  * validates, redacts and sequences each event, keeps the run record, and
  * drives the XState actor system (runtime → budgets + space supervisors →
  * turns and deliveries) against the given surfaces. Every live turn's
- * persisted snapshot is saved on every transition; a runtime created on the
+ * persisted snapshot is saved after the work that changed it (once per turn
+ * per run of synchronous work, however many events it took); a runtime
+ * created on the
  * same store resumes the live turns (timers re-armed) and keeps editing the
  * same log messages.
  */
 import {
   type AnyActorRef,
   type AnyMachineSnapshot,
+  type AnyStateMachine,
   createActor,
   enqueueActions,
   type InspectionEvent,
@@ -70,7 +73,10 @@ export interface RuntimeOptions {
   store?: TurnlogStore;
   /** Default: the system clock. Tests pass XState's `SimulatedClock`. */
   clock?: Clock;
-  /** XState inspection of every actor event. Default: `createInspector()`, i.e. `TURNLOG_INSPECT=trace.jsonl|stately`. */
+  /**
+   * XState inspection of every actor event (a trace file, Stately's inspector). Default:
+   * `createInspector()`, i.e. `TURNLOG_INSPECT=trace.jsonl|stately`; unset, no inspection at all.
+   */
   inspect?: (event: InspectionEvent) => void;
   logger?: RuntimeLogger;
   /**
@@ -116,6 +122,13 @@ export interface TurnView {
 export interface Runtime {
   /** Validates, redacts, sequences and applies one event; a refused one is kept as a dead letter. */
   ingest(input: unknown): IngestResult;
+  /**
+   * `ingest` for each of a batch (one `POST /v1/events` body), one result per
+   * input in order: each is accepted or refused on its own, and the accepted
+   * ones are applied together, in order, in one pass through the runtime and
+   * each space (a live turn's entries reach it as one event).
+   */
+  ingestBatch(inputs: readonly unknown[]): IngestResult[];
   /**
    * Takes a verified platform event (a person's message, a button press) from
    * a platform intake: a message becomes an anchor of its space, as an
@@ -369,7 +382,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(config.visibility.timeZone ? { timeZone: config.visibility.timeZone } : {}),
       },
       now: () => clock.now(),
-      snapshotOf: (turnId) => snapshots.get(turnId)?.snapshot,
+      snapshotOf: persistedSnapshot,
+      onTurnSnapshot: (_, snapshot, logic) => onTurnSnapshot(snapshot, logic),
       onWarning: (space, message) => logger.warn(message, { space }),
       onTurnCrashed: (space, turnId) => finishCrashedTurn(space, turnId),
       onTurnEndedWithoutActor: (_space, turnId, outcome) => endCrashedTurn(turnId, outcome),
@@ -410,6 +424,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         (_, params: { event: RunEvent }) => spaceChildId(params.event.space),
         (_, params: { event: RunEvent }) => ({ type: 'space.event' as const, event: params.event }),
       ),
+      forwardBatchToSpace: sendTo(
+        (_, params: { space: string; events: RunEvent[] }) => spaceChildId(params.space),
+        (_, params: { space: string; events: RunEvent[] }) => ({
+          type: 'space.events' as const,
+          events: params.events,
+        }),
+      ),
       restoreSpaces: enqueueActions(({ enqueue, context }, params) => {
         const spaces = { ...context.spaces };
         for (const space of params.spaces) {
@@ -430,6 +451,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const restarts = (context.spaceRestarts[params.space] ?? 0) + 1;
         enqueue.stopChild(spaceChildId(params.space));
         enqueue.spawnChild('space', { id: spaceChildId(params.space), input: spaceInput(params.space) });
+        writeDirtyTurns();
         const turns = [...snapshots.entries()]
           .filter(([, s]) => s.space === params.space)
           .map(([turnId, s]) => ({ turnId, record: recordFromSnapshot(s.snapshot), snapshot: s.snapshot }));
@@ -458,39 +480,64 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       logger.warn(message, { turnId: context.turnId, space: context.space });
     warned.set(context.turnId, context.warnings.length);
   }
-  const userInspect = options.inspect ?? createInspector();
-  const onInspect = (event: InspectionEvent) => {
-    userInspect?.(event);
-    if (event.type !== '@xstate.snapshot') return;
-    const ref = event.actorRef as AnyActorRef;
-    if (!ref.id.startsWith('turn:')) return;
-    const snapshot = event.snapshot as AnyMachineSnapshot;
+  /**
+   * Live turns whose snapshot changed since the last write, each with its
+   * newest active snapshot: a turn makes several snapshots per event (and a
+   * batch of events many), but only the last of a run of synchronous work is
+   * persisted. Written at the end of the current job (a microtask, so before
+   * the SQLite store's per-tick commit takes it with the events that caused
+   * it), and at once by `sync()`, `stop()` and whoever needs a turn's
+   * persisted snapshot (a restart).
+   */
+  const dirty = new Map<string, { logic: AnyStateMachine; snapshot: AnyMachineSnapshot; space: string }>();
+  let writeQueued = false;
+
+  function onTurnSnapshot(snapshot: AnyMachineSnapshot, logic: AnyStateMachine): void {
     const context = snapshot.context as TurnContext | undefined;
     if (!context?.turnId) return;
     logNewWarnings(context);
     if (snapshot.status === 'active') {
-      const persisted = ref.getPersistedSnapshot();
-      snapshots.set(context.turnId, { space: context.space, snapshot: persisted });
-      // A store that throws at once (closed under a shutdown) must not throw into the actor system.
-      try {
-        persist(
-          'saveTurn',
-          store.saveTurn({
-            turnId: context.turnId,
-            space: context.space,
-            snapshot: persisted,
-            updatedAt: clock.now(),
-          }),
-        );
-      } catch (error) {
-        persistFailure('saveTurn')(error);
+      dirty.set(context.turnId, { logic, snapshot, space: context.space });
+      if (!writeQueued) {
+        writeQueued = true;
+        queueMicrotask(writeDirtyTurns);
       }
-    } else if (snapshot.status === 'done' && snapshots.has(context.turnId)) {
+    } else if (snapshot.status === 'done' && (dirty.has(context.turnId) || snapshots.has(context.turnId))) {
+      dirty.delete(context.turnId);
       snapshots.delete(context.turnId);
       warned.delete(context.turnId);
       finishView(viewOf(snapshot));
     }
-  };
+  }
+
+  /** Persists every turn changed since the last write (its newest snapshot only). */
+  function writeDirtyTurns(): void {
+    writeQueued = false;
+    for (const turnId of [...dirty.keys()]) writeTurn(turnId);
+  }
+
+  function writeTurn(turnId: string): void {
+    const entry = dirty.get(turnId);
+    if (!entry) return;
+    dirty.delete(turnId);
+    const persisted = persistTurnSnapshot(entry.logic, entry.snapshot);
+    snapshots.set(turnId, { space: entry.space, snapshot: persisted });
+    // A store that throws at once (closed under a shutdown) must not throw into the actor system.
+    try {
+      persist(
+        'saveTurn',
+        store.saveTurn({ turnId, space: entry.space, snapshot: persisted, updatedAt: clock.now() }),
+      );
+    } catch (error) {
+      persistFailure('saveTurn')(error);
+    }
+  }
+
+  /** A live turn's latest persisted snapshot, written first when it changed since. */
+  function persistedSnapshot(turnId: string): Snapshot<unknown> | undefined {
+    writeTurn(turnId);
+    return snapshots.get(turnId)?.snapshot;
+  }
 
   /** A turn is finished: its summary is kept (recent ones in memory) and its live row goes. */
   function finishView(view: TurnView): void {
@@ -510,7 +557,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const crashed = new Map<string, TurnView>();
 
   function finishCrashedTurn(space: string, turnId: string): void {
-    const persisted = snapshots.get(turnId)?.snapshot;
+    const persisted = persistedSnapshot(turnId);
     snapshots.delete(turnId);
     warned.delete(turnId);
     const view = crashedView(turnId, space, persisted);
@@ -547,7 +594,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     else complete(stored);
   }
 
-  const root = createActor(machine, { clock, inspect: onInspect });
+  // Inspection costs on every event of every actor: on only when asked (`inspect`, or TURNLOG_INSPECT).
+  const inspect = options.inspect ?? createInspector();
+  const root = createActor(machine, { clock, ...(inspect ? { inspect } : {}) });
 
   /** Clicks on cards and on Stop (src/actions/clicks.ts): the first one wins and shows in the chat. */
   const resolveClick: ClickResolver =
@@ -569,7 +618,38 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       pending.push(event);
       return;
     }
-    root.send({ type: 'runtime.event', event });
+    // A running space gets its event straight away; the root only spawns a space on its first event.
+    const space = liveSpace(event.space);
+    if (space) space.send({ type: 'space.event', event });
+    else root.send({ type: 'runtime.event', event });
+  }
+
+  function liveSpace(space: string): AnyActorRef | undefined {
+    const actor = root.getSnapshot().children[spaceChildId(space)] as AnyActorRef | undefined;
+    return actor?.getSnapshot().status === 'active' ? actor : undefined;
+  }
+
+  /** Applies a batch's accepted events in order: one pass through the runtime and each space they go to. */
+  function applyBatch(events: readonly RunEvent[]): void {
+    if (!started) {
+      pending.push(...events);
+      return;
+    }
+    // Spaces are independent: each gets its events in order.
+    const bySpace = new Map<string, RunEvent[]>();
+    for (const event of events) {
+      const list = bySpace.get(event.space);
+      if (list) list.push(event);
+      else bySpace.set(event.space, [event]);
+    }
+    for (const [space, list] of bySpace) {
+      if (list.length === 1) apply(list[0] as RunEvent);
+      else {
+        const actor = liveSpace(space);
+        if (actor) actor.send({ type: 'space.events', events: list });
+        else root.send({ type: 'runtime.events', space, events: list });
+      }
+    }
   }
 
   const ready = (async () => {
@@ -714,38 +794,61 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return { ok: false, error };
   }
 
+  /**
+   * Validates, redacts and sequences one event and records it in the run
+   * record; `accepted` is the event to apply (none for a refused one, kept as
+   * a dead letter, or a duplicate).
+   */
+  function admit(raw: unknown): { result: IngestResult; accepted?: RunEvent } {
+    // Secrets and direction controls go before anything is parsed, stored or logged.
+    const scrubbed = scrubInput(raw);
+    if (!scrubbed.ok) return { result: reject('ingest', scrubbed.error, scrubbed.payload) };
+    const input = scrubbed.value;
+    const parsed = parseRunEvent(input, { platforms: registry });
+    if (!parsed.ok) return { result: reject('ingest', parsed.error, input) };
+    const platform = registry.forSpace(parsed.event.space).id;
+    if (!surfaces[platform]) {
+      return {
+        result: reject(
+          'ingest',
+          `no ${platform} surface is configured for space ${parsed.event.space}`,
+          input,
+        ),
+      };
+    }
+    const event = redactRunEvent(parsed.event);
+    recallEventIds(event);
+    const stamped = sequencer.stamp(event);
+    if (!stamped.ok) return { result: reject('ingest', stamped.error, input) };
+    if (stamped.duplicate) return { result: { ok: true, duplicate: true, event: stamped.event } };
+    // Stamped means accepted: a store that fails now (at once or later) is reported, and the event is
+    // applied all the same (its retry is a duplicate; `sync()` tells the caller it is not durable).
+    try {
+      persist('appendEvent', store.appendEvent(stamped.event));
+    } catch (error) {
+      persistFailure('appendEvent')(error);
+    }
+    return { result: { ok: true, event: stamped.event }, accepted: stamped.event };
+  }
+
   return {
     actor: root,
     ready,
     ingest(raw) {
-      // Secrets and direction controls go before anything is parsed, stored or logged.
-      const scrubbed = scrubInput(raw);
-      if (!scrubbed.ok) return reject('ingest', scrubbed.error, scrubbed.payload);
-      const input = scrubbed.value;
-      const parsed = parseRunEvent(input, { platforms: registry });
-      if (!parsed.ok) return reject('ingest', parsed.error, input);
-      const platform = registry.forSpace(parsed.event.space).id;
-      if (!surfaces[platform]) {
-        return reject(
-          'ingest',
-          `no ${platform} surface is configured for space ${parsed.event.space}`,
-          input,
-        );
+      const { result, accepted } = admit(raw);
+      if (accepted) apply(accepted);
+      return result;
+    },
+    ingestBatch(inputs) {
+      const results: IngestResult[] = [];
+      const accepted: RunEvent[] = [];
+      for (const raw of inputs) {
+        const admitted = admit(raw);
+        results.push(admitted.result);
+        if (admitted.accepted) accepted.push(admitted.accepted);
       }
-      const event = redactRunEvent(parsed.event);
-      recallEventIds(event);
-      const stamped = sequencer.stamp(event);
-      if (!stamped.ok) return reject('ingest', stamped.error, input);
-      if (stamped.duplicate) return { ok: true, duplicate: true, event: stamped.event };
-      // Stamped means accepted: a store that fails now (at once or later) is reported, and the event is
-      // applied all the same (its retry is a duplicate; `sync()` tells the caller it is not durable).
-      try {
-        persist('appendEvent', store.appendEvent(stamped.event));
-      } catch (error) {
-        persistFailure('appendEvent')(error);
-      }
-      apply(stamped.event);
-      return { ok: true, event: stamped.event };
+      if (accepted.length > 0) applyBatch(accepted);
+      return results;
     },
     async receive(event) {
       if (event.kind === 'click') {
@@ -818,6 +921,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return ownSettings(space);
     },
     async sync() {
+      writeDirtyTurns();
       await ready;
       await store.flush?.();
       const failure = unsynced;
@@ -832,6 +936,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async stop(opts = {}) {
       await ready;
       const flushed = opts.flush ? await flushAll(opts.timeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS) : true;
+      writeDirtyTurns();
       await webhook?.stop();
       root.stop();
       return { flushed };
@@ -844,6 +949,18 @@ function budgetInput(config: TurnlogConfig, platform: string, registry: Platform
     config.budgets as Partial<Record<string, (typeof config.budgets)[keyof typeof config.budgets]>>
   )[platform];
   return { ...budgetDefaults(platform, registry), ...own, platform };
+}
+
+/**
+ * A turn's persisted snapshot, from the snapshot, not the actor (the actor
+ * may have failed since; its last good snapshot is the one to keep). XState
+ * walks the whole context looking for actor refs to persist; a turn's
+ * context is plain data (TurnContext holds no actor refs), so it
+ * is kept as it is, and the cost does not grow with the turn's log.
+ */
+function persistTurnSnapshot(logic: AnyStateMachine, snapshot: AnyMachineSnapshot): Snapshot<unknown> {
+  const persisted = logic.getPersistedSnapshot({ ...snapshot, context: {} }) as Record<string, unknown>;
+  return { ...persisted, context: snapshot.context } as unknown as Snapshot<unknown>;
 }
 
 function recordFromSnapshot(snapshot: unknown): RestoredTurnRecord {

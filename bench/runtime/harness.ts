@@ -18,6 +18,11 @@ export interface BenchRuntime {
   readonly warnings: string[];
   /** Ingests one event; a refused one is a bug in the workload, so it throws. */
   ingest(event: Record<string, unknown>): void;
+  /**
+   * Ingests events as one batch (one `POST /v1/events` body): `runtime.ingestBatch`,
+   * or one `ingest` each on a runtime without it (the baseline).
+   */
+  ingestBatch(events: Record<string, unknown>[]): void;
   /** Moves the clock forward, then runs promise continuations until no surface call is in flight. */
   advance(ms: number): Promise<void>;
   /** Events ingested so far. */
@@ -33,7 +38,13 @@ const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function startBenchRuntime(
   surface: ChatSurface,
-  opts: { clock?: HeapClock; store?: TurnlogStore; config?: TurnlogConfigInput } = {},
+  opts: {
+    clock?: HeapClock;
+    store?: TurnlogStore;
+    config?: TurnlogConfigInput;
+    /** Another build of the runtime (bench/runtime/baseline.ts); default the current one. */
+    createRuntime?: typeof createRuntime;
+  } = {},
 ): Promise<BenchRuntime> {
   const clock = opts.clock ?? new HeapClock();
   const counted = countingSurface(surface);
@@ -48,7 +59,7 @@ export async function startBenchRuntime(
     },
   };
   const warnings: string[] = [];
-  const runtime = createRuntime({
+  const runtime = (opts.createRuntime ?? createRuntime)({
     config: opts.config ?? {},
     surfaces: { [surface.platform]: counted },
     store,
@@ -82,6 +93,14 @@ export async function startBenchRuntime(
       const result = runtime.ingest(event);
       if (!result.ok) throw new Error(`runtime bench: event refused: ${result.error}`);
       ingested += 1;
+    },
+    ingestBatch(events) {
+      const batch = (runtime as Partial<Pick<Runtime, 'ingestBatch'>>).ingestBatch;
+      const results = batch ? batch.call(runtime, events) : events.map((event) => runtime.ingest(event));
+      for (const result of results) {
+        if (!result.ok) throw new Error(`runtime bench: event refused: ${result.error}`);
+      }
+      ingested += results.length;
     },
     advance,
     async drain(stop = () => false) {

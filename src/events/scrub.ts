@@ -60,16 +60,36 @@ const tooDeep = () => `JSON nested deeper than ${MAX_JSON_DEPTH} levels (refused
 
 class TooDeep extends Error {}
 
+/**
+ * Keys and short values (types, ids, spaces, tool names) repeat from event to
+ * event, and running every secret pattern over each is most of the cost of an
+ * event's scrub. Short strings found clean are remembered (a bounded set,
+ * emptied when full); one that had anything to redact is never kept, so no
+ * secret outlives its event here.
+ */
+const CLEAN_CACHE_MAX = 4096;
+const CLEAN_CACHE_CHARS = 80;
+const cleanShort = new Set<string>();
+
+function scrubText(text: string): string {
+  if (cleanShort.has(text)) return text;
+  const scrubbed = redactSecrets(stripBidi(text));
+  if (scrubbed === text && text.length <= CLEAN_CACHE_CHARS) {
+    if (cleanShort.size >= CLEAN_CACHE_MAX) cleanShort.clear();
+    cleanShort.add(text);
+  }
+  return scrubbed;
+}
+
 function scrubValue(key: string, value: unknown, depth: number): unknown {
   if (typeof value === 'string') {
-    const text = stripBidi(value);
-    return isSecretName(key) && text !== '' ? REDACTED : redactSecrets(text);
+    return isSecretName(key) && stripBidi(value) !== '' ? REDACTED : scrubText(value);
   }
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_JSON_DEPTH) throw new TooDeep();
   if (Array.isArray(value)) return value.map((item) => scrubValue(key, item, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[redactSecrets(stripBidi(k))] = scrubValue(k, v, depth + 1);
+  for (const [k, v] of Object.entries(value)) out[scrubText(k)] = scrubValue(k, v, depth + 1);
   return out;
 }
 

@@ -15,7 +15,7 @@ import {
   turnChildId,
   withDeadLetter,
 } from '../../machines/space.machine.js';
-import type { TurnInput } from '../../machines/turn.machine.js';
+import type { TurnInput, TurnLogItem } from '../../machines/turn.machine.js';
 import { normalizeOption, type RunEvent } from '../events/schema.js';
 import { routeEvent } from '../routing/route.js';
 import type { Destination } from '../routing/types.js';
@@ -27,6 +27,7 @@ import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { splitProse } from '../turnlog/split-prose.js';
 import { cardOf, isCardEvent } from './cards.js';
 import { provideDeliveryMachine } from './delivery.implementations.js';
+import { observed, type SnapshotListener } from './observed.js';
 import { surfaceResolver } from './posting.js';
 import { restorable } from './restorable.js';
 import { provideStrayLogMachine } from './stray-log.implementations.js';
@@ -45,9 +46,21 @@ export interface SpaceImplementationDeps extends TurnImplementationDeps {
   onTurnCrashed?: (space: string, turnId: string) => void;
   /** The `turn_ended` of a turn with no actor here (it crashed for good, or is unknown to this space). */
   onTurnEndedWithoutActor?: (space: string, turnId: string, outcome: 'ok' | 'error' | 'stopped') => void;
+  /** Every snapshot a turn actor makes (the runtime persists live turns from it). */
+  onTurnSnapshot?: SnapshotListener;
 }
 
 export type SpaceImplementations = Parameters<typeof spaceMachine.provide>[0];
+
+/** Event types a batch hands straight to a live turn's log (`space.events`). */
+const BATCHED_ENTRY_TYPES: ReadonlySet<RunEvent['type']> = new Set([
+  'tool_call',
+  'tool_result',
+  'assistant',
+  'subagent',
+  'note',
+  'command',
+]);
 
 /** Subagent nesting shown as indentation: the parent agent 0, a subagent 1, a nested one 2. */
 function depthOf(event: RunEvent): number {
@@ -105,7 +118,8 @@ function lostRootHeader(event: Extract<RunEvent, { type: 'turn_started' }>): str
 }
 
 export function createSpaceImplementations(deps: SpaceImplementationDeps): SpaceImplementations {
-  const turnLogic = restorable(provideTurnMachine(deps));
+  const restorableTurn = restorable(provideTurnMachine(deps));
+  const turnLogic = deps.onTurnSnapshot ? observed(restorableTurn, deps.onTurnSnapshot) : restorableTurn;
   const deliveryLogic = provideDeliveryMachine(deps);
   /** The platform's limit for one message, from its surface. */
   const surfaceFor = surfaceResolver(deps.surfaces);
@@ -137,6 +151,26 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       text: 'text' in event && typeof event.text === 'string' ? event.text : event.type,
     };
   };
+
+  /** The entry an event adds to its turn's log, and the tool a `tool_call` starts; null when it shows nothing. */
+  const logItemOf = (event: RunEvent): TurnLogItem | null => {
+    const entry = formatTurnLogEntry(event, { ...deps.format, now: deps.now(), depth: depthOf(event) });
+    if (!entry) return null;
+    if (event.type === 'tool_call') return { entry, tool: event.tool };
+    if (event.type === 'policy_decision') return { entry, decision: event.decision };
+    return { entry };
+  };
+
+  /**
+   * An event a `space.event` would only forward to a live turn's log: a
+   * plain log entry type (no lifecycle, card or answer, which have
+   * transitions of their own) routed to the thread log of a live turn.
+   */
+  const isLiveLogEntry = (context: SpaceContext, event: RunEvent): boolean =>
+    BATCHED_ENTRY_TYPES.has(event.type) &&
+    event.turnId !== undefined &&
+    context.turns[event.turnId]?.mode === 'live' &&
+    routeFor(context, event).kind === 'thread-log';
 
   const clientIdOf = (event: RunEvent, what: string): string | undefined =>
     event.turnId !== undefined && event.seq !== undefined
@@ -211,16 +245,37 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         });
       }),
       forwardEntry: enqueueActions(({ context, enqueue }, params) => {
-        const event = params.event;
-        const entry = formatTurnLogEntry(event, { ...deps.format, now: deps.now(), depth: depthOf(event) });
-        if (entry && event.turnId !== undefined) {
-          enqueue.sendTo(turnActorId(context, event.turnId), {
+        const item = logItemOf(params.event);
+        if (item && params.event.turnId !== undefined) {
+          enqueue.sendTo(turnActorId(context, params.event.turnId), { type: 'turn.log', ...item });
+        }
+      }),
+      forwardEntries: enqueueActions(({ context, enqueue }, params) => {
+        const { events } = params;
+        // The head of the batch that only adds entries to live turns' logs: one `turn.log` per turn.
+        const perTurn = new Map<string, TurnLogItem[]>();
+        let next = 0;
+        for (; next < events.length && isLiveLogEntry(context, events[next] as RunEvent); next++) {
+          const event = events[next] as RunEvent & { turnId: string };
+          const item = logItemOf(event);
+          if (!item) continue;
+          const items = perTurn.get(event.turnId);
+          if (items) items.push(item);
+          else perTurn.set(event.turnId, [item]);
+        }
+        for (const [turnId, [first, ...following]] of perTurn) {
+          if (!first) continue;
+          enqueue.sendTo(turnActorId(context, turnId), {
             type: 'turn.log',
-            entry,
-            ...(event.type === 'tool_call' ? { tool: event.tool } : {}),
-            ...(event.type === 'policy_decision' ? { decision: event.decision } : {}),
+            ...first,
+            ...(following.length > 0 ? { following } : {}),
           });
         }
+        // The next event goes the way of a `space.event` (it may start or end a turn), the rest after it.
+        const stop = events[next];
+        if (stop === undefined) return;
+        enqueue.raise({ type: 'space.event', event: stop });
+        if (next + 1 < events.length) enqueue.raise({ type: 'space.events', events: events.slice(next + 1) });
       }),
       // A stray: coalesced by the stray log, never a notifying message of its own.
       deliverOrphan: enqueueActions(({ context, enqueue }, params) => {

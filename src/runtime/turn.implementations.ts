@@ -10,6 +10,7 @@ import {
   type PostedLog,
   type PostInput,
   type TurnContext,
+  type TurnLogItem,
   type TurnOutcome,
   type TypingInput,
   turnMachine,
@@ -269,25 +270,34 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
 
   return {
     actions: {
-      appendEntry: assign(
-        ({ context }, params: { entry: TurnLogEntry; tool?: string; decision?: 'approved' | 'rejected' }) => {
-          const at = now();
-          const role = params.entry.messageRole;
-          return {
-            log: appendEntry(logOf(context), params.entry, condenseOpts(context)),
-            appended: context.appended + 1,
-            entryCount: context.entryCount + 1,
-            startedAt: context.startedAt ?? at,
-            // A call starts the tool's clock, its result starts the model's (`thinking … since last tool`).
-            ...(role === 'tool_call'
-              ? { toolInFlight: { tool: params.tool ?? 'a tool', since: at }, lastToolAt: at }
-              : role === 'tool_result'
-                ? { toolInFlight: null, lastToolAt: at }
-                : {}),
-            ...(params.decision === undefined ? {} : { lastDecision: params.decision }),
-          };
-        },
-      ),
+      appendEntry: assign(({ context }, params: TurnLogItem & { following?: TurnLogItem[] }) => {
+        const at = now();
+        const opts = condenseOpts(context);
+        let log = logOf(context);
+        let { toolInFlight, lastToolAt, lastDecision } = context;
+        const items = params.following ? [params, ...params.following] : [params];
+        for (const { entry, tool, decision } of items) {
+          log = appendEntry(log, entry, opts);
+          // A call starts the tool's clock, its result starts the model's (`thinking … since last tool`).
+          if (entry.messageRole === 'tool_call') {
+            toolInFlight = { tool: tool ?? 'a tool', since: at };
+            lastToolAt = at;
+          } else if (entry.messageRole === 'tool_result') {
+            toolInFlight = null;
+            lastToolAt = at;
+          }
+          if (decision !== undefined) lastDecision = decision;
+        }
+        return {
+          log,
+          appended: context.appended + items.length,
+          entryCount: context.entryCount + items.length,
+          startedAt: context.startedAt ?? at,
+          toolInFlight,
+          lastToolAt,
+          ...(lastDecision !== undefined ? { lastDecision } : {}),
+        };
+      }),
       prepareFrame: assign(({ context }) => {
         const result = renderTurnLog(logOf(context), condenseOpts(context));
         const at = now();

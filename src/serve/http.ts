@@ -25,6 +25,7 @@ import type { ChatSurface } from '../surfaces/surface.js';
 import { getActions } from './actions-route.js';
 import { createBearerCheck, isLoopbackHost } from './auth.js';
 import { discardRest, readBodyWithin } from './body.js';
+import { createFairQueue } from './fair-queue.js';
 import { checkSurfaces } from './health.js';
 import { bodyFormatOf, ingestBody, JSON_TYPE, NDJSON_TYPES } from './ingest-body.js';
 import { loggableError } from './logger.js';
@@ -33,6 +34,7 @@ export interface IngestServerOptions {
   runtime: Pick<
     Runtime,
     | 'ingest'
+    | 'ingestBatch'
     | 'sync'
     | 'turn'
     | 'finishedTurn'
@@ -118,6 +120,7 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
   /** Ends the long polls of GET /v1/actions when the server closes. */
   const closing = new AbortController();
+  const ingestQueue = createFairQueue();
 
   const keep = (reason: string, payload: string) => {
     // What never reached the runtime is redacted here, as the runtime redacts what does.
@@ -156,14 +159,17 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     }
     // A retry of an event already applied (its eventId) counts as accepted: a retried request gets the first one's 202.
     let duplicates = 0;
-    const outcome = ingestBody(read.body.toString('utf8'), format, {
-      ingest: (input) => {
-        const result = runtime.ingest(input);
-        if (result.ok && result.duplicate) duplicates++;
-        return result;
-      },
-      deadLetter: keep,
-    });
+    // In turn with every other request, the event loop let through between them (src/serve/fair-queue.ts).
+    const outcome = await ingestQueue.run(() =>
+      ingestBody(read.body.toString('utf8'), format, {
+        ingestBatch: (inputs) => {
+          const results = runtime.ingestBatch(inputs);
+          for (const result of results) if (result.ok && result.duplicate) duplicates++;
+          return results;
+        },
+        deadLetter: keep,
+      }),
+    );
     for (const rejected of outcome.rejected) {
       logger.warn({ line: rejected.line, error: loggableError(rejected.error) }, 'rejected an event');
     }

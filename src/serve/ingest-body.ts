@@ -1,9 +1,10 @@
 /**
- * One `POST /v1/events` body → `runtime.ingest` per event (docs/http-api.md).
+ * One `POST /v1/events` body → one `runtime.ingestBatch` of its events (docs/http-api.md).
  * NDJSON is split into lines (1-based line numbers); a JSON array is ingested
  * item by item (0-based index as `line`); a JSON object is one event (`line` 0).
- * Every event goes through `ingest`, which keeps each refused one as a dead
- * letter; what is refused before reaching it (a body that is empty or not
+ * Every event goes through `ingestBatch`, which accepts or refuses each on
+ * its own (keeping each refused one as a dead letter) and applies the
+ * accepted ones in one pass; what is refused before reaching it (a body that is empty or not
  * JSON, a string where an event object should be) goes to `deadLetter`.
  */
 import type { RejectedLine } from '../events/parse.js';
@@ -33,7 +34,8 @@ export function bodyFormatOf(contentType: string | undefined): BodyFormat | unde
 }
 
 export interface BodyIngestDeps {
-  ingest(input: unknown): IngestResult;
+  /** One result per input, in order (`Runtime.ingestBatch`). */
+  ingestBatch(inputs: readonly unknown[]): IngestResult[];
   /** Keeps what was refused before it reached `ingest`. */
   deadLetter(reason: string, payload: string): void;
 }
@@ -47,21 +49,26 @@ export function ingestBody(text: string, format: BodyFormat, deps: BodyIngestDep
 
 const EMPTY_BODY = 'empty body: send run events as NDJSON lines, a JSON array or one JSON object';
 
-function ingestNdjson(body: string, { ingest }: BodyIngestDeps): BodyIngestOutcome {
+function ingestNdjson(body: string, { ingestBatch }: BodyIngestDeps): BodyIngestOutcome {
   const outcome: BodyIngestOutcome = { accepted: 0, rejected: [] };
   const lines = body.split('\n');
-  let seen = 0;
+  const inputs: string[] = [];
+  const lineNumbers: number[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] ?? '').replace(/\r$/, '');
     if (line.trim() === '') continue;
-    seen++;
-    count(outcome, ingest(line), i + 1, `line ${i + 1}`);
+    inputs.push(line);
+    lineNumbers.push(i + 1);
   }
-  if (seen === 0) outcome.bodyError = EMPTY_BODY;
+  if (inputs.length === 0) return { ...outcome, bodyError: EMPTY_BODY };
+  ingestBatch(inputs).forEach((result, n) => {
+    const line = lineNumbers[n] as number;
+    count(outcome, result, line, `line ${line}`);
+  });
   return outcome;
 }
 
-function ingestJson(body: string, { ingest, deadLetter }: BodyIngestDeps): BodyIngestOutcome {
+function ingestJson(body: string, { ingestBatch, deadLetter }: BodyIngestDeps): BodyIngestOutcome {
   const outcome: BodyIngestOutcome = { accepted: 0, rejected: [] };
   if (body.trim() === '') return { ...outcome, bodyError: EMPTY_BODY };
   // An array's items are one level down: checked before parsing, so no item is applied when one is too deep.
@@ -79,18 +86,29 @@ function ingestJson(body: string, { ingest, deadLetter }: BodyIngestDeps): BodyI
   }
   if (Array.isArray(value)) {
     if (value.length === 0) return { ...outcome, bodyError: EMPTY_BODY };
+    const items: unknown[] = [];
+    const indexes: number[] = [];
+    const byIndex = new Map<number, IngestResult>();
     value.forEach((item, index) => {
       // `ingest` reads a string as JSON text; an array item is already parsed, so a string is a wrong value.
       if (typeof item === 'string') {
         const error = `expected a JSON object (one run event), got ${describeValue(redactRawText(item))}`;
         deadLetter(error, JSON.stringify(item));
-        count(outcome, { ok: false, error }, index, `index ${index}`);
+        byIndex.set(index, { ok: false, error });
       } else {
-        count(outcome, ingest(item), index, `index ${index}`);
+        items.push(item);
+        indexes.push(index);
       }
     });
+    const results = items.length > 0 ? ingestBatch(items) : [];
+    results.forEach((result, n) => {
+      byIndex.set(indexes[n] as number, result);
+    });
+    for (let index = 0; index < value.length; index++) {
+      count(outcome, byIndex.get(index) as IngestResult, index, `index ${index}`);
+    }
   } else if (typeof value === 'object' && value !== null) {
-    count(outcome, ingest(value), 0, 'body');
+    count(outcome, ingestBatch([value])[0] as IngestResult, 0, 'body');
   } else {
     outcome.bodyError = `body: expected a JSON array of run events or one event object, got ${describeValue(value)}`;
   }
