@@ -883,15 +883,6 @@ export const turnTransitionsNotReachable: Readonly<Record<string, string>> = {
     'every entry changes the rendered text (its own line, or the count in the dropped marker), so a frame prepared for new entries (or for those a failed flush left pending) never equals the text last sent',
 };
 
-/**
- * Transitions the model takes only past its default depth (each with why):
- * the model-based runs leave them out, and a replay in
- * test/machines/turn.model.test.ts takes each one on a live turn.
- */
-export const turnTransitionsPastTheDepth: Readonly<Record<string, string>> = {
-  'turn.flushing.settled (always) → turn.idle':
-    'a flush from idle after a failed post, whose final post fails too: with every create asking the budget first, the shortest path is 16 commands',
-};
 
 /** The transitions only a rollover takes: a strategy that never rolls over (`drop-earliest`) cannot cover them. */
 export function turnRolloverTransitionKeys(): string[] {

@@ -177,10 +177,12 @@ describe('policy card', () => {
       [
         { key: 'requestId', value: 'p1' },
         { key: 'decision', value: 'approved' },
+        { key: 'action', value: 'approve' },
       ],
       [
         { key: 'requestId', value: 'p1' },
         { key: 'decision', value: 'rejected' },
+        { key: 'action', value: 'reject' },
       ],
     ]);
   });

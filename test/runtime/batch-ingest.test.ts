@@ -76,7 +76,9 @@ describe('runtime.ingestBatch', () => {
     const h = await startRuntime({ inspect: (event) => seen.push(event) });
     const root = h.userMessage('u1');
     h.send({ type: 'turn_started', turnId: 'T1', root });
-    await settle();
+    // The first post asks the budget first: let it land, so the batch finds the log live.
+    h.send({ type: 'note', turnId: 'T1', text: 'started' });
+    await h.advance(1000);
     seen.length = 0;
     h.runtime.ingestBatch(entries('T1', 1, 20));
     const received = (id: string) =>
@@ -85,7 +87,7 @@ describe('runtime.ingestBatch', () => {
         .map((e) => (e as { event: { type: string } }).event.type);
     expect(received(`space:${SPACE}`)).toEqual(['space.events']);
     expect(received('turn:0')).toEqual(['turn.log']);
-    expect(h.runtime.turn('T1')?.entries).toBe(20);
+    expect(h.runtime.turn('T1')?.entries).toBe(21); // the note, then the batch
     await h.runtime.stop();
   });
 

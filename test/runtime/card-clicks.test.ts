@@ -73,9 +73,10 @@ describe('clicks on cards through the runtime', () => {
     h = await startRuntime();
     const id = await withCard(h, POLICY);
     expect(cardOf(h, id)?.actions.map((a) => a.id)).toEqual(['approve', 'reject']);
-    expect(await h.runtime.receive(click(id, 'approve'))).toEqual({
+    expect(await h.runtime.receive(click(id, 'approve'))).toMatchObject({
       status: 'accepted',
       text: '✅ approved by Alice',
+      action: { type: 'decision', requestId: 'p1', decision: 'approved', user: { name: 'Alice' } },
     });
     await h.advance(2000);
     expect(cardOf(h, id)).toMatchObject({ kind: 'policy', actions: [], outcome: '✅ approved by Alice' });

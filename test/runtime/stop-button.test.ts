@@ -50,9 +50,10 @@ describe('Stop on the live log', () => {
   it('a live log shows Stop; a click asks the turn to stop, the headline says who asked and the button goes', async () => {
     const log = await liveTurn(true);
     expect(logOf(log).actions).toEqual([{ id: 'stop', label: 'Stop', style: 'danger' }]);
-    expect(await h!.runtime.receive(stop(log))).toEqual({
+    expect(await h!.runtime.receive(stop(log))).toMatchObject({
       status: 'accepted',
       text: '⏹ stop asked by Alice',
+      action: { type: 'stop', user: { name: 'Alice' } },
     });
     await h!.advance(1500);
     expect(logOf(log).actions).toEqual([]);

@@ -137,18 +137,19 @@ describe('gchat emulator: the app, its JWTs and clicks', () => {
       user: { name: 'users/bob' },
       common: {
         invokedFunction: 'turnlog.policyDecision',
-        parameters: { requestId: 'p1', decision: 'approved' },
+        parameters: { requestId: 'p1', decision: 'approved', action: 'approve' },
       },
       action: {
         actionMethodName: 'turnlog.policyDecision',
         parameters: [
           { key: 'requestId', value: 'p1' },
           { key: 'decision', value: 'approved' },
+          { key: 'action', value: 'approve' },
         ],
       },
     });
 
-    for (const action of ['turnlog.policyDecision?requestId=p1&decision=rejected', 'rejected', 'Reject']) {
+    for (const action of ['reject', 'rejected', 'Reject']) {
       expect((await post(h.emulator.url, 'click', { messageId: card, action })).body.delivered).toBe(true);
       expect(app.received.at(-1)?.body).toMatchObject({ common: { parameters: { decision: 'rejected' } } });
     }
@@ -171,9 +172,7 @@ describe('gchat emulator: the app, its JWTs and clicks', () => {
     await post(h.emulator.url, 'app', { url: app.url, secret: AUDIENCE });
     const missing = await post(h.emulator.url, 'click', { messageId: card, action: 'maybe' });
     expect(missing.status).toBe(400);
-    expect(missing.body.error).toMatch(
-      /no button "maybe" on .*Approve \(turnlog\.policyDecision\?requestId=p1&decision=approved\)/,
-    );
+    expect(missing.body.error).toMatch(/no button "maybe" on .*Approve \(approve\), Reject \(reject\)/);
     const ambiguous = await post(h.emulator.url, 'click', { messageId: card, action: 'p1' });
     expect(ambiguous.status).toBe(400);
     expect(ambiguous.body.error).toMatch(/names 2 buttons/);

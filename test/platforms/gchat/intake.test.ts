@@ -329,9 +329,13 @@ describe('Google Chat intake: events to the runtime', () => {
       text: 'turnlog does not know this button (other.app).',
     });
     expect(r.receive).toHaveBeenCalledTimes(2);
-    // Reject is another click: taken.
-    await r.emulator('click', { messageId: card?.id, action: 'reject', user: 'bob' });
-    expect(r.receive.mock.calls[2]?.[0]).toMatchObject({ kind: 'click', action: 'reject' });
+    // The approval took: once the card's edit lands it has no buttons, so there is nothing left to press.
+    expect(result.status).toBe('accepted');
+    await r.e2e.advance(5_000);
+    expect(r.e2e.messages().find((m) => m.id === card?.id)?.buttons ?? []).toEqual([]);
+    const late = await r.emulator('click', { messageId: card?.id, action: 'reject', user: 'bob' });
+    expect(late.status).toBe(400);
+    expect(r.receive).toHaveBeenCalledTimes(2);
   });
 });
 

@@ -264,21 +264,23 @@ describe('Slack intake: the emulator delivers the way Slack does', () => {
     expect(clicks.map((c) => c.action)).toEqual(['approve', 'reject']);
   });
 
-  it("without a resolver the runtime's answer (unknown) is relayed to the person", async () => {
+  it("the runtime's own resolver: the first press is taken quietly, a second one is told who decided", async () => {
     const { h } = await start();
     await h.userMessage('u1');
     h.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
     h.send({ type: 'policy_request', turnId: 'T1', requestId: 'p1', command: 'deploy' });
     await h.advance(1500);
     const card = h.messages().find((m) => (m.buttons ?? []).length > 0)!;
-    const answer = (await inspectEmulator(h.emulator.url, 'click', {
-      messageId: card.id,
-      action: 'approve',
-    })) as {
-      reply?: string;
-    };
-    expect(answer).toMatchObject({ delivered: true, status: 200 });
-    expect(answer.reply).toBeTruthy();
+    const press = (action: string, user: string) =>
+      inspectEmulator(h.emulator.url, 'click', { messageId: card.id, action, user }) as Promise<{
+        delivered: boolean;
+        reply?: string;
+      }>;
+    // Both see the buttons: whichever the runtime takes first wins, the other is told so (ephemeral).
+    const answers = await Promise.all([press('approve', 'U0ALICE001'), press('reject', 'U0BOB00001')]);
+    expect(answers.every((a) => a.delivered)).toBe(true);
+    expect(answers.filter((a) => a.reply === undefined)).toHaveLength(1);
+    expect(answers.find((a) => a.reply !== undefined)?.reply).toMatch(/^Already (approved|rejected) by /);
   });
 
   it('an app registered with another secret is refused: the emulator signs with the secret it was given', async () => {
