@@ -168,6 +168,24 @@ export const platformsSchema = z
   )
   .strict();
 
+/** `actions.webhook`: push each action to the host, signed (docs/http-api.md, "Actions"). */
+export const actionsSchema = z
+  .object({
+    webhook: z
+      .object({
+        url: z
+          .url({ protocol: /^https?$/, error: 'an http(s) URL of the host that takes the actions' })
+          .describe('Where the actions are POSTed, in cursor order, retried until a 2xx.'),
+        secret: secretSchema.describe(
+          'HMAC-SHA256 key of the X-Turnlog-Signature header. A secret, or "env:NAME".',
+        ),
+      })
+      .strict()
+      .optional()
+      .describe('Push people’s actions to the host (besides GET /v1/actions).'),
+  })
+  .strict();
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const logSchema = z
@@ -201,6 +219,9 @@ export const turnlogConfigSchema = z
       .default({})
       .describe('The chat platforms `turnlog serve` posts to; only the configured ones get a surface.'),
     log: logSchema.default(logSchema.parse({})).describe('Structured logs (pino, on stderr).'),
+    actions: actionsSchema
+      .default(actionsSchema.parse({}))
+      .describe('What people do in the chat, delivered to the agent host.'),
   })
   // Loose at the root so a `$schema` key (for editors) is accepted.
   .loose();
@@ -222,9 +243,10 @@ export function resolveConfig(input: unknown = {}): TurnlogConfig {
   throw new ConfigError(`invalid turnlog config:\n  ${lines.join('\n  ')}`);
 }
 
-/** Where secrets may be given as `"env:NAME"`: the ingest token and each platform's `secretKeys`. */
+/** Where secrets may be given as `"env:NAME"`: the ingest token, the webhook secret and each platform's `secretKeys`. */
 const SECRET_PATHS: readonly (readonly string[])[] = [
   ['ingest', 'token'],
+  ['actions', 'webhook', 'secret'],
   ...builtinPlatforms.descriptors.flatMap((descriptor) =>
     (descriptor.secretKeys ?? []).map((key) => ['platforms', descriptor.id, key]),
   ),

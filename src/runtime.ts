@@ -28,7 +28,9 @@ import {
   turnChildId,
 } from '../machines/space.machine.js';
 import type { TurnContext } from '../machines/turn.machine.js';
-import type { IntakeEvent, IntakeResult } from './actions/types.js';
+import { type ActionPage, type ActionsPollOptions, actionIdFor, createOutbox } from './actions/outbox.js';
+import type { Action, ClickResolver, IntakeEvent, IntakeResult } from './actions/types.js';
+import { resolveWebhookSecret, startWebhookDelivery, type WebhookDelivery } from './actions/webhook.js';
 import { budgetDefaults } from './budget/config.js';
 import { createBudgetImplementations } from './budget/implementations.js';
 import { type Clock, systemClock } from './clock.js';
@@ -110,9 +112,19 @@ export interface Runtime {
   /**
    * Takes a verified platform event (a person's message, a button press) from
    * a platform intake: a message becomes an anchor of its space, as an
-   * `inbound` event would (src/actions/types.ts).
+   * `inbound` event would, with `ref` = the action id (so `turn_started`
+   * names it by `rootRef`), and a `message` action; an accepted click becomes
+   * its action. Resolves once the action is durable, so the platform's 200
+   * means it is kept (src/actions/types.ts).
    */
   receive(event: IntakeEvent): Promise<IntakeResult>;
+  /**
+   * The actions after a cursor (`GET /v1/actions`): without `after`, from the
+   * oldest kept; when there is none yet, waits up to `waitMs` for one.
+   */
+  actions(options?: ActionsPollOptions): Promise<ActionPage>;
+  /** Calls `listener` with each new action once it is durable; returns the unsubscribe. */
+  onAction(listener: (action: Action) => void): () => void;
   /** The live view of a turn, or the summary of a finished one (recent ones in memory). */
   turn(turnId: string): TurnView | undefined;
   /** The summary of a finished turn from the store, when it is no longer in memory. */
@@ -327,6 +339,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const persist = (what: string, result: unknown) => {
     if (result instanceof Promise) result.catch(persistFailure(what));
   };
+
+  const outbox = createOutbox({
+    store,
+    clock,
+    onError: (error) => logger.error('actions outbox', { error: messageOf(error) }),
+  });
+  /** What a click on a button turnlog rendered means (src/actions/clicks.ts provides the card registry's). */
+  const resolveClick: ClickResolver = async () => ({
+    status: 'unknown',
+    text: 'turnlog does not know the button on this message',
+  });
+  const webhookConfig = config.actions.webhook;
+  const webhookSecret = webhookConfig ? resolveWebhookSecret(webhookConfig.secret) : undefined;
+  let webhook: WebhookDelivery | undefined;
 
   const spaceLogic = spaceMachine.provide(
     createSpaceImplementations({
@@ -549,6 +575,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
     root.start();
     started = true;
+    if (webhookConfig && webhookSecret !== undefined) {
+      webhook = startWebhookDelivery({
+        url: webhookConfig.url,
+        secret: webhookSecret,
+        outbox,
+        store,
+        clock,
+        logger,
+      });
+    }
     if (toRestore.size > 0) root.send({ type: 'runtime.restore', spaces: [...toRestore.keys()] });
     for (const event of pending.splice(0)) root.send({ type: 'runtime.event', event });
   })();
@@ -697,20 +733,46 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return { ok: true, event: stamped.event };
     },
     async receive(event) {
-      if (event.kind === 'click')
-        return { status: 'unknown', text: 'turnlog does not know the button on this message' };
+      if (event.kind === 'click') {
+        const resolution = await resolveClick(event);
+        if (resolution.status !== 'accepted') return resolution;
+        const id = resolution.action.id ?? actionIdFor(event.space, `click:${event.dedupeKey}`);
+        const { action, duplicate } = await outbox.record({ ...resolution.action, id });
+        return {
+          status: duplicate ? 'duplicate' : 'accepted',
+          action,
+          ...(resolution.text !== undefined ? { text: resolution.text } : {}),
+        };
+      }
+      const id = actionIdFor(event.space, event.dedupeKey);
       const result = this.ingest({
         type: 'inbound',
         space: event.space,
         messageId: event.messageId,
         ...(event.threadId !== undefined ? { threadId: event.threadId } : {}),
+        ref: id,
         dm: event.dm,
         at: event.at,
         eventId: `intake:${event.dedupeKey}`,
       });
       if (!result.ok) return { status: 'unknown', text: result.error };
-      return { status: result.duplicate ? 'duplicate' : 'accepted' };
+      // The outbox, not the anchor, says whether this is a redelivery: an anchor kept by a process
+      // that died before its action was recorded gets the action now (at least once).
+      const { action, duplicate } = await outbox.record({
+        id,
+        type: 'message',
+        space: event.space,
+        messageId: event.messageId,
+        ...(event.threadId !== undefined ? { threadId: event.threadId } : {}),
+        text: event.text,
+        dm: event.dm,
+        user: event.user,
+        at: event.at,
+      });
+      return { status: duplicate ? 'duplicate' : 'accepted', action };
     },
+    actions: (options) => outbox.poll(options),
+    onAction: (listener) => outbox.subscribe(listener),
     turn(turnId) {
       const actor = turnActor(turnId);
       return actor ? viewOf(actor.getSnapshot() as AnyMachineSnapshot) : recent.get(turnId);
@@ -754,6 +816,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async stop(opts = {}) {
       await ready;
       const flushed = opts.flush ? await flushAll(opts.timeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS) : true;
+      await webhook?.stop();
       root.stop();
       return { flushed };
     },

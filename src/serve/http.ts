@@ -7,6 +7,7 @@
  *   POST /v1/events       NDJSON / JSON array / JSON object → 202 {accepted, rejected, duplicates}
  *   GET  /v1/turns/:id    the turn's view, live or finished → 200 | 404
  *   GET|PUT /v1/spaces/:space  a space's own settings ({threadsDisabled?, dm?}) → 200 | 400; DELETE clears them
+ *   GET  /v1/actions      people's actions after a cursor, a long poll (actions-route.ts) → 200 | 400
  *   GET  /healthz         200 {ok: true} when every surface is ready, else 503
  */
 import { once } from 'node:events';
@@ -21,6 +22,7 @@ import type { PlatformIntake } from '../platforms/types.js';
 import type { Runtime } from '../runtime.js';
 import type { DeadLetterRecord, MaybePromise } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
+import { getActions } from './actions-route.js';
 import { createBearerCheck, isLoopbackHost } from './auth.js';
 import { discardRest, readBodyWithin } from './body.js';
 import { checkSurfaces } from './health.js';
@@ -30,7 +32,14 @@ import { loggableError } from './logger.js';
 export interface IngestServerOptions {
   runtime: Pick<
     Runtime,
-    'ingest' | 'sync' | 'turn' | 'finishedTurn' | 'configureSpace' | 'spaceSettings' | 'resetSpace'
+    | 'ingest'
+    | 'sync'
+    | 'turn'
+    | 'finishedTurn'
+    | 'configureSpace'
+    | 'spaceSettings'
+    | 'resetSpace'
+    | 'actions'
   >;
   /** Platform intakes by platform id, served at `POST /v1/platforms/<id>/events` (their own verification, no bearer token). */
   intakes?: Readonly<Record<string, PlatformIntake>>;
@@ -107,6 +116,8 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
   const { runtime, logger } = options;
   const now = options.now ?? Date.now;
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
+  /** Ends the long polls of GET /v1/actions when the server closes. */
+  const closing = new AbortController();
 
   const keep = (reason: string, payload: string) => {
     // What never reached the runtime is redacted here, as the runtime redacts what does.
@@ -256,13 +267,17 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     }
     const turn = TURN_PATH.exec(path);
     const space = SPACE_PATH.exec(path);
-    if (path !== '/v1/events' && turn === null && space === null) {
+    if (path !== '/v1/events' && path !== '/v1/actions' && turn === null && space === null) {
       throw new HttpProblem(404, `no route ${method} ${path}`);
     }
     if (!authorized(request.headers.authorization)) {
       throw new HttpProblem(401, 'missing or wrong bearer token (Authorization: Bearer <ingest.token>)', {
         'www-authenticate': 'Bearer realm="turnlog"',
       });
+    }
+    if (path === '/v1/actions') {
+      allow(method, ['GET']);
+      return getActions(request, response, runtime, closing.signal);
     }
     if (turn !== null) {
       allow(method, ['GET']);
@@ -323,6 +338,7 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
   return {
     url: `http://${host}:${address.port}`,
     close() {
+      closing.abort();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       return closed;

@@ -6,6 +6,7 @@
  */
 import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
+import { createMemoryOutbox } from './outbox-memory.js';
 import type {
   DeadLetterRecord,
   PersistedTurn,
@@ -99,6 +100,7 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
       else settings.set(space, { ...saved });
     },
     spaceSettings: () => Object.fromEntries([...settings].map(([space, saved]) => [space, { ...saved }])),
+    ...createMemoryOutbox(),
     close: () => {},
   };
 }

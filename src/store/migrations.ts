@@ -89,6 +89,25 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    description: 'the actions outbox and its delivery cursors',
+    sql: `
+      -- What people did, for the host (GET /v1/actions, the webhook). AUTOINCREMENT: a pruned seq is never reused.
+      CREATE TABLE actions (
+        seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+        id      TEXT NOT NULL UNIQUE,
+        kept_at INTEGER NOT NULL,
+        action  TEXT NOT NULL
+      );
+      CREATE INDEX actions_by_age ON actions (kept_at);
+      -- How far each consumer (the webhook) has delivered.
+      CREATE TABLE action_cursors (
+        consumer TEXT PRIMARY KEY,
+        cursor   TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** How errors name the database, e.g. `sqlite store "/var/lib/turnlog.db"`. */

@@ -14,10 +14,12 @@
  * database file.
  */
 import Database from 'better-sqlite3';
+import type { Action, NewAction } from '../actions/types.js';
 import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
 import { MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory.js';
 import { assertKnownVersion, migrate, SQLITE_MIGRATIONS, storeLabel } from './migrations.js';
+import { createSqliteOutbox } from './outbox-sqlite.js';
 import type {
   DeadLetterRecord,
   PersistedTurn,
@@ -64,6 +66,11 @@ export interface SqliteStore extends TurnlogStore {
   lookupPost(clientId: string): PostedMessage | undefined;
   saveSpaceSettings(space: string, settings: StoredSpaceSettings): void;
   spaceSettings(): Record<string, StoredSpaceSettings>;
+  appendAction(action: NewAction & { id: string }, keptAt: number): { action: Action; duplicate: boolean };
+  actionsAfter(after: number, limit: number): Action[];
+  pruneActions(keptBefore: number, max: number): number;
+  actionCursor(consumer: string): string | undefined;
+  saveActionCursor(consumer: string, cursor: string): void;
   /** Commits the pending writes now (`close()` does too). */
   flush(): void;
   close(): void;
@@ -131,6 +138,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
   const db = openDatabase(path, options.busyTimeoutMs ?? 5000);
   const s = prepareStatements(db);
+  const outbox = createSqliteOutbox(db);
   let closed = false;
 
   /** Deletes the oldest rows of a table past `limit` (rowid order is insertion order). */
@@ -336,6 +344,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         ]),
       ),
     ),
+    appendAction: guarded('appendAction', outbox.appendAction),
+    actionsAfter: guarded('actionsAfter', (after: number, limit: number) =>
+      outbox.actionsAfter(after, nonNegative('actionsAfter', limit)),
+    ),
+    pruneActions: guarded('pruneActions', outbox.pruneActions),
+    actionCursor: guarded('actionCursor', outbox.actionCursor),
+    saveActionCursor: guarded('saveActionCursor', outbox.saveActionCursor),
     flush: guarded('flush', () => pending.flush(), true),
     close() {
       if (closed) return;

@@ -8,6 +8,7 @@
  * Every method may answer synchronously or with a promise, so an embedded
  * store (SQLite, memory) and a shared one (Redis, later) fit the same seam.
  */
+import type { Action, NewAction } from '../actions/types.js';
 import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
 
@@ -83,6 +84,24 @@ export interface TurnlogStore {
   saveSpaceSettings(space: string, settings: StoredSpaceSettings): MaybePromise<void>;
   /** Every space's saved run-time settings, keyed by space. */
   spaceSettings(): MaybePromise<Record<string, StoredSpaceSettings>>;
+
+  /**
+   * The actions outbox (docs/http-api.md, "Actions"): appends an action
+   * (already redacted) under the next cursor, unless one with its `id` is
+   * kept already (then that one comes back, `duplicate`). `keptAt` is when it
+   * was recorded, for `pruneActions`. Cursors only grow, pruning included.
+   */
+  appendAction(
+    action: NewAction & { id: string },
+    keptAt: number,
+  ): MaybePromise<{ action: Action; duplicate: boolean }>;
+  /** Kept actions with a cursor after `after` (0: from the oldest kept), oldest first, at most `limit`. */
+  actionsAfter(after: number, limit: number): MaybePromise<Action[]>;
+  /** Forgets at most `max` of the oldest actions recorded before `keptBefore`; answers how many went. */
+  pruneActions(keptBefore: number, max: number): MaybePromise<number>;
+  /** The cursor a named consumer (the webhook) has delivered up to, kept across restarts. */
+  actionCursor(consumer: string): MaybePromise<string | undefined>;
+  saveActionCursor(consumer: string, cursor: string): MaybePromise<void>;
 
   /**
    * Makes everything written so far durable (a store that batches writes

@@ -76,9 +76,12 @@ describe('POST /v1/platforms/<id>/events', () => {
 
     const first = await post('gchat', 'good');
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ status: 'accepted' });
+    expect(await first.json()).toMatchObject({
+      status: 'accepted',
+      action: { type: 'message', text: 'hello' },
+    });
     const again = await post('gchat', 'good');
-    expect(await again.json()).toEqual({ status: 'duplicate' });
+    expect(await again.json()).toMatchObject({ status: 'duplicate' });
 
     const none = await post('slack', 'good');
     expect(none.status).toBe(404);

@@ -10,6 +10,7 @@ import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
 import type { MemoryStoreLimits } from '../../src/store/memory.js';
 import type { PersistedTurn, TurnlogStore, TurnSummary } from '../../src/store/store.js';
 import { entry, SPACE, settle, startTurn } from '../machines/turn.helpers.js';
+import { describeOutboxContract } from './outbox.contract.js';
 
 export type StoreFactory = (limits?: Partial<MemoryStoreLimits>) => TurnlogStore;
 
@@ -296,6 +297,8 @@ export function describeStoreContract(name: string, createStore: StoreFactory): 
         expect(await store.spaceSettings()).toStrictEqual({ [SPACE]: { threadsDisabled: true } });
       });
     });
+
+    describeOutboxContract(open);
 
     describe('a persisted turn actor', () => {
       it('round-trips: the restored actor has the same state and context and keeps editing the same log message', async () => {
