@@ -25,6 +25,8 @@ export interface DeliveryInput {
    * go silent where the platform allows, so only the first one notifies.
    */
   continuation?: string[];
+  /** The turn the message belongs to (a card's turn, for the card registry). */
+  turnId?: string;
 }
 
 export interface DeliveryContext {

@@ -48,14 +48,14 @@ function schemasOf(platforms: PlatformRegistry = builtinPlatforms): SchemaByType
 /** One event: a JSON text, or a value already parsed from JSON. */
 export function parseRunEvent(json: unknown, opts: ParseOptions = {}): ParseResult {
   const schemas = schemasOf(opts.platforms);
-  if (typeof json !== 'string') return validateSafely(json, schemas);
+  if (typeof json !== 'string') return validateSafely(json, schemas, opts.platforms);
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch (err) {
     return { ok: false, error: `invalid JSON: ${(err as Error).message}` };
   }
-  return validateSafely(value, schemas);
+  return validateSafely(value, schemas, opts.platforms);
 }
 
 /** NDJSON: one event per line; blank lines are skipped; line numbers are 1-based. */
@@ -80,10 +80,10 @@ export function parseRunEventBatch(value: unknown, opts: ParseOptions = {}): Par
   if (Array.isArray(value)) {
     value.forEach((item, index) => {
       // An item is already parsed: a string item is a wrong value, not JSON text to parse again.
-      collect(result, validateSafely(item, schemas), index, `index ${index}`);
+      collect(result, validateSafely(item, schemas, opts.platforms), index, `index ${index}`);
     });
   } else if (isObject(value)) {
-    collect(result, validateSafely(value, schemas), 0, 'body');
+    collect(result, validateSafely(value, schemas, opts.platforms), 0, 'body');
   } else {
     result.rejected.push({
       line: 0,
@@ -98,13 +98,29 @@ function collect(result: ParsedEvents, parsed: ParseResult, line: number, where:
   else result.rejected.push({ line, error: `${where}: ${parsed.error}` });
 }
 
-function validateSafely(value: unknown, schemas: SchemaByType): ParseResult {
+function validateSafely(
+  value: unknown,
+  schemas: SchemaByType,
+  platforms: PlatformRegistry = builtinPlatforms,
+): ParseResult {
   try {
-    return validate(value, schemas);
+    const result = validate(value, schemas);
+    if (!result.ok) return result;
+    const problem = platformProblem(result.event, platforms);
+    return problem === undefined ? result : { ok: false, error: problem };
   } catch (err) {
     // A value built in code may have throwing getters or proxies: rejected, never thrown.
     return { ok: false, error: `could not read the event: ${errorMessage(err)}` };
   }
+}
+
+/** What the event's platform cannot show: a `question` with more options than a card has buttons. */
+function platformProblem(event: RunEvent, platforms: PlatformRegistry): string | undefined {
+  if (event.type !== 'question') return undefined;
+  const platform = platforms.forSpace(event.space);
+  const max = platform.capabilities.maxButtons;
+  if (max === undefined || event.options.length <= max) return undefined;
+  return `question.options: ${event.options.length} options; ${platform.displayName} shows at most ${max} buttons on a card`;
 }
 
 function errorMessage(err: unknown): string {
@@ -148,6 +164,7 @@ function describeExpected(issue: z.core.$ZodIssue): string {
         issue.expected === 'int' ? 'integer' : issue.expected === 'record' ? 'object' : issue.expected,
       );
     case 'too_small':
+      if (issue.origin === 'array') return issue.message;
       if (issue.origin === 'string') {
         return issue.minimum === 1 ? 'a non-empty string' : `a string of at least ${issue.minimum} chars`;
       }
@@ -155,12 +172,19 @@ function describeExpected(issue: z.core.$ZodIssue): string {
     case 'too_big':
       if (issue.origin === 'string') return `a string of at most ${issue.maximum} chars`;
       return `a number ${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
+    case 'invalid_union':
+      return UNION_EXPECTED[issue.path.length > 0 ? String(issue.path[0]) : ''] ?? issue.message;
     case 'invalid_value':
       return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     default:
       return issue.message;
   }
 }
+
+/** What a union field takes, by its top-level field name (zod only says "Invalid input"). */
+const UNION_EXPECTED: Readonly<Record<string, string>> = {
+  options: 'a non-empty string or an object {label, selectedLabel?, value?}',
+};
 
 function article(noun: string): string {
   return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;

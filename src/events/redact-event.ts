@@ -31,6 +31,7 @@ const STRUCTURAL_FIELDS = new Set([
   'exitCode',
   'status',
   'requestId',
+  'questionId',
   'decision',
   'level',
   'outcome',

@@ -148,6 +148,22 @@ export const answerEventSchema = z.looseObject({
   text: z.string(),
 });
 
+/** An option of a `question`: its label, or the label with what the card shows once chosen and the value the host gets. */
+export const questionOptionSchema = z.union([
+  nonEmpty,
+  z.looseObject({ label: nonEmpty, selectedLabel: nonEmpty.optional(), value: z.string().optional() }),
+]);
+
+/** A question for the people in the space: a card with one button per option; a choice comes back as an `answer` action. */
+export const questionEventSchema = z.looseObject({
+  type: z.literal('question'),
+  ...turnScoped,
+  questionId: nonEmpty,
+  question: nonEmpty,
+  title: z.string().optional(),
+  options: z.array(questionOptionSchema).min(1, 'at least 1 option'),
+});
+
 export const turnEndedEventSchema = z.looseObject({
   type: z.literal('turn_ended'),
   ...turnScoped,
@@ -167,6 +183,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
   noteEventSchema,
   commandEventSchema,
   answerEventSchema,
+  questionEventSchema,
   turnEndedEventSchema,
 ]);
 
@@ -191,6 +208,22 @@ export function runEventSchemaFor(platforms: PlatformRegistry): typeof runEventS
     schemasFor.set(platforms, schema);
   }
   return schema;
+}
+
+export type QuestionOption = z.infer<typeof questionOptionSchema>;
+
+/** An option as the card and the answer action use it: `value` defaults to the label, `selectedLabel` too. */
+export function normalizeOption(option: QuestionOption): {
+  label: string;
+  selectedLabel: string;
+  value: string;
+} {
+  if (typeof option === 'string') return { label: option, selectedLabel: option, value: option };
+  return {
+    label: option.label,
+    selectedLabel: option.selectedLabel ?? option.label,
+    value: option.value ?? option.label,
+  };
 }
 
 /** The platform id of a prefixed space; an error naming the known prefixes when the registry has none for it. */

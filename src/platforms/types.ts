@@ -18,6 +18,8 @@ export interface PlatformCapabilities extends SurfaceCapabilities {
   /** Can a message carry cards with buttons (policy requests, questions)? */
   cards: boolean;
   buttons: boolean;
+  /** Most buttons one card shows (a `question` with more options is refused at ingest). Default: no limit. */
+  maxButtons?: number;
 }
 
 /** What a surface factory gets besides its config section. */

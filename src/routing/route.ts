@@ -41,6 +41,7 @@ export const DEFAULT_DESTINATIONS: Readonly<Record<RunEventType, DestinationKind
   command: 'thread-log',
   // A card the user acts on: a message of its own in the turn's thread.
   policy_request: 'thread-message',
+  question: 'thread-message',
   answer: 'top-level',
 };
 

@@ -24,6 +24,7 @@ import type { ThreadAnchor } from '../surfaces/surface.js';
 import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { splitProse } from '../turnlog/split-prose.js';
+import { cardOf, isCardEvent } from './cards.js';
 import { provideDeliveryMachine } from './delivery.implementations.js';
 import { surfaceResolver } from './posting.js';
 import { restorable } from './restorable.js';
@@ -218,29 +219,20 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         enqueue.sendTo('strays', { type: 'strays.add' as const, line: strayLineOf(params.event) });
       }),
       deliverCard: enqueueActions(({ context, enqueue }, params) => {
-        const event = params.event as Extract<RunEvent, { type: 'policy_request' }>;
+        const event = params.event;
+        if (!isCardEvent(event)) return;
         const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
         const thread = record?.mode === 'live' && threadsOn(context) ? record.anchor : null;
+        const card = cardOf(event);
         const delivery = nextDelivery(context, {
-          purpose: 'policy card',
+          purpose: `${card.kind} card`,
           request: {
             space: context.space,
-            frame: {
-              kind: 'card',
-              card: {
-                kind: 'policy',
-                id: event.requestId,
-                title: event.title ?? 'Approval needed',
-                body: [event.command, ...(event.args ?? [])].join(' '),
-                actions: [
-                  { id: 'approve', label: 'Approve', style: 'primary' },
-                  { id: 'reject', label: 'Reject', style: 'danger' },
-                ],
-              },
-            },
+            frame: { kind: 'card', card },
             ...(thread ? { thread } : {}),
             ...optionalClientId(clientIdOf(event, 'card')),
           },
+          ...(event.turnId !== undefined ? { turnId: event.turnId } : {}),
         });
         enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
         enqueue.assign(delivery.assignment);

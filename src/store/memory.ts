@@ -8,9 +8,11 @@ import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
 import { createMemoryOutbox } from './outbox-memory.js';
 import type {
+  CardRecord,
   DeadLetterRecord,
   PersistedTurn,
   StoredAnchor,
+  StoredCard,
   StoredSpaceSettings,
   TurnlogStore,
   TurnSummary,
@@ -24,6 +26,8 @@ export interface MemoryStoreLimits {
   /** Run records kept; the least recently appended go first, a live turn's never. */
   turnsWithEvents: number;
   posts: number;
+  /** Cards (messages with buttons) kept for their clicks; the oldest registered go first. */
+  cards: number;
 }
 
 export const MEMORY_STORE_LIMITS: MemoryStoreLimits = {
@@ -33,6 +37,7 @@ export const MEMORY_STORE_LIMITS: MemoryStoreLimits = {
   eventsPerTurn: 10_000,
   turnsWithEvents: 1_000,
   posts: 100_000,
+  cards: 100_000,
 };
 
 /** A Map that forgets its oldest keys past a size (insertion order). */
@@ -55,6 +60,9 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
   const dead: DeadLetterRecord[] = [];
   const posts = new Map<string, PostedMessage>();
   const settings = new Map<string, StoredSpaceSettings>();
+  /** Cards by `<space> <messageId>` (a message id is unique within its space only). */
+  const cards = new Map<string, StoredCard>();
+  const cardKey = (space: string, messageId: string) => `${space} ${messageId}`;
 
   return {
     saveTurn: (turn) => void live.set(turn.turnId, turn),
@@ -101,6 +109,24 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
     },
     spaceSettings: () => Object.fromEntries([...settings].map(([space, saved]) => [space, { ...saved }])),
     ...createMemoryOutbox(),
+    registerCard: (record: CardRecord) => {
+      const key = cardKey(record.space, record.messageId);
+      const claim = cards.get(key)?.claim;
+      // Insertion order is registration order: a card registered again keeps its place.
+      if (cards.has(key)) cards.set(key, { ...record, ...(claim ? { claim } : {}) });
+      else setBounded(cards, key, { ...record }, max.cards);
+    },
+    card: (space, messageId) => {
+      const card = cards.get(cardKey(space, messageId));
+      return card ? { ...card } : undefined;
+    },
+    claimCard: (space, messageId, claim) => {
+      const card = cards.get(cardKey(space, messageId));
+      if (!card) return undefined;
+      if (card.claim) return { first: false, claim: card.claim };
+      card.claim = claim;
+      return { first: true, claim };
+    },
     close: () => {},
   };
 }

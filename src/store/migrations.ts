@@ -108,6 +108,22 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    description: 'the card registry: messages with buttons and the click that won each',
+    sql: `
+      -- One row per message turnlog posted with buttons; record is the CardRecord as JSON.
+      -- claim (the first click, JSON) is set once: UPDATE … WHERE claim IS NULL is the atomic first-wins.
+      CREATE TABLE cards (
+        id         INTEGER PRIMARY KEY,
+        space      TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        record     TEXT NOT NULL,
+        claim      TEXT,
+        UNIQUE (space, message_id)
+      );
+    `,
+  },
 ];
 
 /** How errors name the database, e.g. `sqlite store "/var/lib/turnlog.db"`. */

@@ -21,9 +21,12 @@ import { MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory.js';
 import { assertKnownVersion, migrate, SQLITE_MIGRATIONS, storeLabel } from './migrations.js';
 import { createSqliteOutbox } from './outbox-sqlite.js';
 import type {
+  CardClaim,
+  CardRecord,
   DeadLetterRecord,
   PersistedTurn,
   StoredAnchor,
+  StoredCard,
   StoredSpaceSettings,
   TurnlogStore,
   TurnSummary,
@@ -71,6 +74,13 @@ export interface SqliteStore extends TurnlogStore {
   pruneActions(keptBefore: number, max: number): number;
   actionCursor(consumer: string): string | undefined;
   saveActionCursor(consumer: string, cursor: string): void;
+  registerCard(record: CardRecord): void;
+  card(space: string, messageId: string): StoredCard | undefined;
+  claimCard(
+    space: string,
+    messageId: string,
+    claim: CardClaim,
+  ): { first: boolean; claim: CardClaim } | undefined;
   /** Commits the pending writes now (`close()` does too). */
   flush(): void;
   close(): void;
@@ -105,6 +115,11 @@ interface EventRow {
   space: string;
   at: number | null;
   json: string;
+}
+
+interface CardRow {
+  record: string;
+  claim: string | null;
 }
 
 interface RefRow {
@@ -142,7 +157,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   let closed = false;
 
   /** Deletes the oldest rows of a table past `limit` (rowid order is insertion order). */
-  const pruneOldest = (table: 'turn_summaries' | 'dead_letters' | 'posts', limit: number) => {
+  const pruneOldest = (table: 'turn_summaries' | 'dead_letters' | 'posts' | 'cards', limit: number) => {
     const { n } = s.count[table].get() as { n: number };
     if (n > limit) s.deleteOldest[table].run(n - limit);
   };
@@ -253,6 +268,18 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     pruneOldest('posts', max.posts);
   });
 
+  const registerCard = db.transaction((record: CardRecord) => {
+    s.upsertCard.run(record.space, record.messageId, JSON.stringify(record));
+    pruneOldest('cards', max.cards);
+  });
+
+  const claimCard = db.transaction((space: string, messageId: string, claim: CardClaim) => {
+    if (s.claimCard.run(JSON.stringify(claim), space, messageId).changes === 1) return { first: true, claim };
+    const row = s.selectCard.get(space, messageId) as CardRow | undefined;
+    if (row?.claim == null) return undefined;
+    return { first: false, claim: JSON.parse(row.claim) as CardClaim };
+  });
+
   const fromLiveRow = (row: LiveTurnRow): PersistedTurn => ({
     turnId: row.turn_id,
     space: row.space,
@@ -351,6 +378,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     pruneActions: guarded('pruneActions', outbox.pruneActions),
     actionCursor: guarded('actionCursor', outbox.actionCursor),
     saveActionCursor: guarded('saveActionCursor', outbox.saveActionCursor),
+    registerCard: guarded('registerCard', (record: CardRecord) => registerCard(record)),
+    card: guarded('card', (space: string, messageId: string) => {
+      const row = s.selectCard.get(space, messageId) as CardRow | undefined;
+      if (!row) return undefined;
+      const record = JSON.parse(row.record) as CardRecord;
+      return row.claim === null ? record : { ...record, claim: JSON.parse(row.claim) as CardClaim };
+    }),
+    // Immediate: a second process (or a restart) must never let a second click win.
+    claimCard: guarded('claimCard', (space: string, messageId: string, claim: CardClaim) =>
+      claimCard.immediate(space, messageId, claim),
+    ),
     flush: guarded('flush', () => pending.flush(), true),
     close() {
       if (closed) return;
@@ -447,12 +485,19 @@ function prepareStatements(db: Database.Database) {
     ),
     deleteSpaceSettings: db.prepare('DELETE FROM space_settings WHERE space = ?'),
     selectSpaceSettings: db.prepare('SELECT space, settings FROM space_settings ORDER BY space'),
+    upsertCard: db.prepare(
+      'INSERT INTO cards (space, message_id, record) VALUES (?, ?, ?) ON CONFLICT (space, message_id) DO UPDATE SET record = excluded.record',
+    ),
+    selectCard: db.prepare('SELECT record, claim FROM cards WHERE space = ? AND message_id = ?'),
+    claimCard: db.prepare('UPDATE cards SET claim = ? WHERE space = ? AND message_id = ? AND claim IS NULL'),
     count: {
+      cards: db.prepare('SELECT count(*) AS n FROM cards'),
       turn_summaries: db.prepare('SELECT count(*) AS n FROM turn_summaries'),
       dead_letters: db.prepare('SELECT count(*) AS n FROM dead_letters'),
       posts: db.prepare('SELECT count(*) AS n FROM posts'),
     },
     deleteOldest: {
+      cards: oldestFirst('cards'),
       turn_summaries: db.prepare(
         'DELETE FROM turn_summaries WHERE rowid IN (SELECT rowid FROM turn_summaries ORDER BY rowid LIMIT ?)',
       ),

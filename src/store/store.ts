@@ -8,8 +8,9 @@
  * Every method may answer synchronously or with a promise, so an embedded
  * store (SQLite, memory) and a shared one (Redis, later) fit the same seam.
  */
-import type { Action, NewAction } from '../actions/types.js';
+import type { Action, ActionUser, NewAction } from '../actions/types.js';
 import type { RunEvent } from '../events/schema.js';
+import type { FrameCard } from '../surfaces/frame.js';
 import type { PostedMessage } from '../surfaces/surface.js';
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -59,6 +60,41 @@ export interface DeadLetterRecord {
   payload: string;
 }
 
+/**
+ * A message turnlog posted with buttons (docs/architecture.md, "Cards and
+ * clicks"): a policy card, a question card, or a live log with Stop. A click
+ * names the message; this says what its buttons mean.
+ */
+export interface CardRecord {
+  space: string;
+  /** The platform's id of the message the buttons are on. */
+  messageId: string;
+  threadId?: string;
+  turnId: string;
+  kind: 'policy' | 'question' | 'log';
+  /** `requestId` of a policy card, `questionId` of a question; the turn id for a log. */
+  cardId: string;
+  /** The card as posted (policy, question): edited to show the outcome. Absent for a log. */
+  card?: FrameCard;
+  /** A question's options, by index (`answer:<index>`), with their defaults filled in. */
+  options?: { label: string; selectedLabel: string; value: string }[];
+  /** Epoch ms it was posted. */
+  postedAt: number;
+}
+
+/** The first click that counted on a card: who, which button, when. */
+export interface CardClaim {
+  user: ActionUser;
+  /** The button's action id (`approve`, `answer:1`, `stop`). */
+  action: string;
+  at: number;
+}
+
+/** A registered card and, once someone clicked, the click that won. */
+export interface StoredCard extends CardRecord {
+  claim?: CardClaim;
+}
+
 export interface TurnlogStore {
   saveTurn(turn: PersistedTurn): MaybePromise<void>;
   loadTurn(turnId: string): MaybePromise<PersistedTurn | undefined>;
@@ -84,6 +120,21 @@ export interface TurnlogStore {
   saveSpaceSettings(space: string, settings: StoredSpaceSettings): MaybePromise<void>;
   /** Every space's saved run-time settings, keyed by space. */
   spaceSettings(): MaybePromise<Record<string, StoredSpaceSettings>>;
+
+  /** Records a posted card (again: its record is replaced, an existing claim kept). */
+  registerCard(record: CardRecord): MaybePromise<void>;
+  /** The card on a message of a space, with its claim; undefined when turnlog does not know it. */
+  card(space: string, messageId: string): MaybePromise<StoredCard | undefined>;
+  /**
+   * The first claim of a card wins, atomically and durably: answers
+   * `{first: true, claim}` for it, `{first: false, claim: <the earlier one>}`
+   * for every later one, undefined for an unknown card.
+   */
+  claimCard(
+    space: string,
+    messageId: string,
+    claim: CardClaim,
+  ): MaybePromise<{ first: boolean; claim: CardClaim } | undefined>;
 
   /**
    * The actions outbox (docs/http-api.md, "Actions"): appends an action

@@ -6,15 +6,15 @@
  * The formatter says what an event looks like as a log line; the router
  * (src/routing) says where it goes. So every type the router can send to the
  * thread log gets an entry — `input` (shown when `filters.user` is on) and
- * `policy_request` (a card by default, a log line when a space routes it to
- * `thread-log`) included — and only events that are never log lines give
+ * `policy_request` and `question` (cards by default, log lines when a space
+ * routes them to `thread-log`) included — and only events that are never log lines give
  * null: the turn lifecycle (`inbound`, `turn_started`, `turn_ended`) and the
  * final `answer`.
  *
  * Text is expected already redacted (ingest redacts every event).
  */
 
-import type { RunEvent, RunEventOf } from '../events/schema.js';
+import { normalizeOption, type RunEvent, type RunEventOf } from '../events/schema.js';
 import { briefText, briefToolResult, summarizeToolResult, toolResultHeadline } from '../events/summaries.js';
 import type { FrameLine, LineStatus } from '../surfaces/frame.js';
 import { formatClockTime } from './clock-time.js';
@@ -217,6 +217,13 @@ function describeEvent(
     case 'policy_request': {
       const command = [event.command, ...(event.args ?? [])].join(' ');
       return { kind: 'policy', text: `policy: ${event.title ?? 'approval requested'} — ${command}` };
+    }
+    case 'question': {
+      const options = event.options.map((option) => normalizeOption(option).label).join(' / ');
+      return {
+        kind: 'system',
+        text: `❓ ${event.title ? `${event.title}: ` : ''}${event.question} — ${options}`,
+      };
     }
     case 'policy_decision':
       return {

@@ -26,6 +26,7 @@ const ONE_OF_EACH: Record<string, unknown>[] = [
   { type: 'note', space: SPACE, turnId: 'T1', text: 'n' },
   { type: 'command', space: SPACE, turnId: 'T1', command: 'ls' },
   { type: 'answer', space: SPACE, turnId: 'T1', text: 'done' },
+  { type: 'question', space: SPACE, turnId: 'T1', questionId: 'q1', question: 'Which?', options: ['A'] },
   { type: 'turn_ended', space: SPACE, turnId: 'T1', outcome: 'ok' },
 ];
 

@@ -50,6 +50,14 @@ const VALID_EVENTS: Record<string, unknown>[] = [
   { type: 'note', space: 'slack:C0123ABCD', turnId: 'T1', text: 'n', level: 'warn' },
   { type: 'command', space: 'slack:C0123ABCD', turnId: 'T1', command: 'make', exitCode: 0 },
   { type: 'answer', space: 'slack:C0123ABCD', turnId: 'T1', text: 'done' },
+  {
+    type: 'question',
+    space: 'slack:C0123ABCD',
+    turnId: 'T1',
+    questionId: 'q1',
+    question: 'Which?',
+    options: ['Skip it', { label: 'Fix', selectedLabel: '✅ Fixing', value: 'fix' }],
+  },
   { type: 'turn_ended', space: 'slack:C0123ABCD', turnId: 'T1', outcome: 'ok' },
 ];
 

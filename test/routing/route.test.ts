@@ -25,6 +25,7 @@ const sample: { [T in RunEventType]: Extract<RunEvent, { type: T }> } = {
   note: { type: 'note', space, turnId, text: 'compacted' },
   command: { type: 'command', space, turnId, command: '/compact' },
   answer: { type: 'answer', space, turnId, text: 'Done.' },
+  question: { type: 'question', space, turnId, questionId: 'q1', question: 'Which?', options: ['A', 'B'] },
   turn_ended: { type: 'turn_ended', space, turnId, outcome: 'ok' },
 };
 
@@ -45,6 +46,7 @@ describe('routeEvent — default table (docs/events.md, spec "Event routing")', 
     note: 'thread-log',
     command: 'thread-log',
     policy_request: 'thread-message',
+    question: 'thread-message',
     answer: 'top-level',
   };
 

@@ -17,14 +17,16 @@ const str = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
 /**
- * A button's action as a click would report it: the invoked `function`
- * with its parameters (`turnlog.policyDecision?requestId=p1&decision=approved`),
- * or the link it opens.
+ * A button's action as a click would report it: its `action` parameter (the
+ * action id turnlog gave it: `approve`, `answer:1`, `stop`), else the invoked
+ * `function` with its parameters (`fn?key=value`), or the link it opens.
  */
 function buttonAction(button: Json): string {
   const onClick = isRecord(button.onClick) ? button.onClick : {};
   const action = isRecord(onClick.action) ? onClick.action : undefined;
   if (action) {
+    const id = records(action.parameters).find((p) => p.key === 'action');
+    if (id !== undefined && typeof id.value === 'string') return id.value;
     const params = records(action.parameters)
       .map((p) => `${encodeURIComponent(String(p.key ?? ''))}=${encodeURIComponent(String(p.value ?? ''))}`)
       .join('&');

@@ -71,6 +71,8 @@ export const DISCORD_CAPABILITIES: Readonly<PlatformCapabilities> = {
   idempotentCreate: true,
   cards: true,
   buttons: true,
+  // Five action rows of five buttons (https://discord.com/developers/docs/components/reference#action-row).
+  maxButtons: 25,
 };
 
 /** A thread started on the person's message stays open a day without activity (minutes). */

@@ -124,13 +124,14 @@ const DECISIONS: Readonly<Record<string, 'approved' | 'rejected'>> = {
   reject: 'rejected',
 };
 
-/** The parameters a button click comes back with: the request and the decision, or the card and the action. */
+/** The parameters a button click comes back with: the card (and a policy's decision) and the action id (`approve`, `answer:1`). */
 function buttonParameters(card: FrameCard, actionId: string): { key: string; value: string }[] {
   const decision = card.kind === 'policy' ? DECISIONS[actionId] : undefined;
   if (decision !== undefined) {
     return [
       { key: 'requestId', value: card.id },
       { key: 'decision', value: decision },
+      { key: 'action', value: actionId },
     ];
   }
   return [

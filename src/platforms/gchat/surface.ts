@@ -63,6 +63,8 @@ export const GCHAT_CAPABILITIES: Readonly<PlatformCapabilities> = {
   idempotentCreate: true,
   cards: true,
   buttons: true,
+  // A card takes 100 widgets (https://developers.google.com/workspace/chat/api/reference/rest/v1/cards); a question keeps to the others' 25.
+  maxButtons: 25,
 };
 
 const REPLY_OPTION = 'REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD';

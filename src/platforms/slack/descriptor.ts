@@ -18,6 +18,8 @@ export const SLACK_CAPABILITIES: Readonly<PlatformCapabilities> = {
   maxTextElementChars: SLACK_LIMITS.maxTextElementChars,
   cards: true,
   buttons: true,
+  // An actions block holds 25 elements (https://docs.slack.dev/reference/block-kit/blocks/actions-block).
+  maxButtons: 25,
 };
 
 export const slackConfigSchema = z

@@ -42,8 +42,8 @@ describe('gchat emulator: what a person sees of a card', () => {
       text: '',
       card: { title: 'Run a migration?', text: expect.stringContaining('CREATE INDEX i') },
       buttons: [
-        { action: 'turnlog.policyDecision?requestId=p1&decision=approved', label: 'Approve' },
-        { action: 'turnlog.policyDecision?requestId=p1&decision=rejected', label: 'Reject' },
+        { action: 'approve', label: 'Approve' },
+        { action: 'reject', label: 'Reject' },
       ],
       fallbackText: 'Approval requested: psql',
     });

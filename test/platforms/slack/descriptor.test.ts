@@ -46,6 +46,7 @@ describe('slackPlatform', () => {
       idempotentCreate: false,
       cards: true,
       buttons: true,
+      maxButtons: 25,
     });
   });
 

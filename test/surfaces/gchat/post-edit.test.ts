@@ -171,6 +171,7 @@ describe('gchat surface: shape and input', () => {
       idempotentCreate: true,
       cards: true,
       buttons: true,
+      maxButtons: 25,
     });
     expect(GCHAT_CAPABILITIES).toEqual(h.surface.capabilities);
   });
