@@ -276,13 +276,13 @@ const flushIfEnded = <A>(actions: A) => ({
 
 /**
  * A terminal send (`what`: `final edit`, `final post`) failed: retry after the
- * error's Retry-After up to `terminalAttempts` times; then an ending turn
+ * error's Retry-After up to `terminalAttempts` times (never a `forbidden` one); then an ending turn
  * dead-letters the unsent entries, and a shutdown flush leaves them pending
  * for the next process.
  */
 const terminalFailure = (what: string) => [
   {
-    guard: 'canRetryTerminal' as const,
+    guard: { type: 'canRetryTerminal' as const, params: errorParams },
     target: 'retrying',
     actions: ['countFailure' as const, { type: 'recordRetryAfter' as const, params: terminalRetryParams }],
   },
@@ -381,7 +381,9 @@ export const turnMachine = setup({
       context.logMessages.length === 0 &&
       errorKind(params.error) === 'transient' &&
       context.failures < FIRST_POST_ATTEMPTS - 1,
-    canRetryTerminal: ({ context }) => context.failures < context.settings.terminalAttempts,
+    /** Attempts left, and the platform may still take it: a `forbidden` answer (no access, archived, gone) will not change. */
+    canRetryTerminal: ({ context }, params: { error: unknown }) =>
+      context.failures < context.settings.terminalAttempts && errorKind(params.error) !== 'forbidden',
     isNotFound: (_, params: { error: unknown }) => errorKind(params.error) === 'not-found',
     isRateLimited: (_, params: { error: unknown }) => errorKind(params.error) === 'rate-limited',
   },

@@ -67,11 +67,22 @@ export type SurfaceFrame =
   /** Free text in Markdown: answers, headers, notes posted top-level. */
   | { kind: 'prose'; markdown: string };
 
-/** The plain-text form of a log line (what a platform without structure shows). */
+/**
+ * A line's outcome mark. It lives only in `FrameLine.status`, never in
+ * `text`: each renderer adds it once (these marks in text, Discord its own glyphs).
+ */
+export const LINE_MARKS: Readonly<Record<LineStatus, string>> = { pending: '⋯ ', ok: '✓ ', failed: '✗ ' };
+
+/** The mark a line shows before its text (`✓ `), or `''` for a line without an outcome. */
+export function statusMark(line: Pick<FrameLine, 'status'>): string {
+  return line.status === undefined ? '' : LINE_MARKS[line.status];
+}
+
+/** The plain-text form of a log line (what a platform without structure shows): `• 12:04:02  ✓ Read(a.ts)`. */
 export function plainLine(line: FrameLine): string {
   if (line.kind === 'marker') return `• ${line.text}`;
   const indent = '  '.repeat(line.depth);
-  return `• ${line.time}  ${indent}${line.text}`;
+  return `• ${line.time}  ${indent}${statusMark(line)}${line.text}`;
 }
 
 /** A condenser marker line (`…log continues`, `…3 earlier entries dropped`). */
@@ -83,7 +94,7 @@ export function markerLine(text: string): FrameLine {
 export function plainLineLength(line: FrameLine): number {
   return line.kind === 'marker'
     ? 2 + line.text.length
-    : 4 + line.time.length + 2 * line.depth + line.text.length;
+    : 4 + line.time.length + 2 * line.depth + statusMark(line).length + line.text.length;
 }
 
 /** A prose frame (answers, headers, notes posted top-level). */

@@ -16,7 +16,7 @@
 
 import { normalizeOption, type RunEvent, type RunEventOf } from '../events/schema.js';
 import { briefText, briefToolResult, summarizeToolResult, toolResultHeadline } from '../events/summaries.js';
-import type { FrameLine, LineStatus } from '../surfaces/frame.js';
+import { type FrameLine, LINE_MARKS, type LineStatus, statusMark } from '../surfaces/frame.js';
 import { formatClockTime } from './clock-time.js';
 import { truncateGraphemes } from './truncate.js';
 import type { FormatOpts, TurnLogEntry, TurnLogEntryKind } from './types.js';
@@ -55,9 +55,12 @@ export function describeToolCall(tool: string, input?: Record<string, unknown>):
   return tool;
 }
 
-/** What a pending tool call's line starts with, and a completed one's. */
-export const PENDING_MARK = '⋯ ';
-const DONE_MARK = { ok: '✓ ', failed: '✗ ' } as const;
+/**
+ * What a pending tool call's line showed before its target when the mark was
+ * part of the summary; the mark now lives in `status` only (LINE_MARKS), and
+ * this names it for readers of lines written before.
+ */
+export const PENDING_MARK = LINE_MARKS.pending;
 
 export function formatTurnLogEntry(event: RunEvent, opts: FormatOpts = {}): TurnLogEntry | null {
   const line = describeEvent(event, opts);
@@ -84,17 +87,15 @@ export function formatTurnLogEntry(event: RunEvent, opts: FormatOpts = {}): Turn
 }
 
 /**
- * The call's line completed by its result, in place: `⋯ Grep("TODO")`
- * becomes `✓ Grep("TODO") — 7 matches`. It keeps the call's time, seq and
- * depth, and takes the result's status. Pure.
+ * The call's line completed by its result, in place: `Grep("TODO")` (pending)
+ * becomes `Grep("TODO") — 7 matches` (ok). It keeps the call's time, seq and
+ * depth, and takes the result's status (the line's mark). Pure.
  */
 export function completeToolCall(call: TurnLogEntry, result: TurnLogEntry): TurnLogEntry {
   const status = result.status === 'failed' ? 'failed' : 'ok';
-  const target = call.summary.startsWith(PENDING_MARK)
-    ? call.summary.slice(PENDING_MARK.length)
-    : call.summary;
+  const target = call.summary;
   const outcome = result.outcome ?? '';
-  const summary = `${DONE_MARK[status]}${target}${outcome === '' ? '' : ` — ${outcome}`}`;
+  const summary = `${target}${outcome === '' ? '' : ` — ${outcome}`}`;
   const completed: TurnLogEntry = {
     ...call,
     summary,
@@ -111,8 +112,9 @@ export function isPendingCall(entry: TurnLogEntry): boolean {
 }
 
 /**
- * The visible line: `• 12:04:02  tool: Read(src/app.ts)`, indented two
- * spaces per subagent level after the timestamp (timestamps stay aligned).
+ * The visible line: `• 12:04:02  ✓ Read(src/app.ts)`, indented two spaces
+ * per subagent level after the timestamp (timestamps stay aligned), the
+ * status mark (if any) before the summary.
  */
 export function renderEntryLine(entry: TurnLogEntry): string {
   return `${linePrefix(entry)}${entry.summary}`;
@@ -142,11 +144,11 @@ export function entryLineLength(entry: TurnLogEntry, summaryCap: number | undefi
     summaryCap === undefined || summary.length <= summaryCap
       ? summary.length
       : truncateGraphemes(summary, summaryCap).length;
-  return 4 + entry.timestamp.length + 2 * indentDepth(entry) + shown;
+  return 4 + entry.timestamp.length + 2 * indentDepth(entry) + statusMark(entry).length + shown;
 }
 
 function linePrefix(entry: TurnLogEntry): string {
-  return `• ${entry.timestamp}  ${'  '.repeat(indentDepth(entry))}`;
+  return `• ${entry.timestamp}  ${'  '.repeat(indentDepth(entry))}${statusMark(entry)}`;
 }
 
 function indentDepth(entry: TurnLogEntry): number {
@@ -193,20 +195,12 @@ function describeEvent(
       return { kind: 'system', text: `${NOTE_PREFIX[event.level ?? 'info']}${event.text}` };
     case 'tool_call': {
       const call = describeToolCall(event.tool, event.input);
-      return {
-        kind: 'tool',
-        status: 'pending',
-        text: `${PENDING_MARK}${event.summary ? `${call} — ${event.summary}` : call}`,
-      };
+      return { kind: 'tool', status: 'pending', text: event.summary ? `${call} — ${event.summary}` : call };
     }
     case 'tool_result': {
       const status = outcome(succeeded(event));
       const shown = toolOutcome(event);
-      return {
-        kind: 'tool',
-        status,
-        text: `${DONE_MARK[status]}${event.tool}${shown === '' ? '' : ` — ${shown}`}`,
-      };
+      return { kind: 'tool', status, text: `${event.tool}${shown === '' ? '' : ` — ${shown}`}` };
     }
     case 'subagent':
       return {

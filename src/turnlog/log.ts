@@ -19,7 +19,7 @@
  */
 import type { FrameLine } from '../surfaces/frame.js';
 import { condenseWindow, headerLength, plainLog, resolveCondenseOpts, TRUNCATION_CAPS } from './condense.js';
-import { completeToolCall, entryLineLength, frameLineOf, isPendingCall, PENDING_MARK } from './format.js';
+import { completeToolCall, entryLineLength, frameLineOf, isPendingCall } from './format.js';
 import type { CondenseOpts, CondenseResult, TurnLogEntry } from './types.js';
 
 /** A message that filled up and waits for its final edit. */
@@ -110,17 +110,12 @@ export function appendEntry(
   }
 }
 
-/** A result on its own line, naming its call when the log knows it: `✓ Grep("TODO") — 7 matches`. */
+/** A result on its own line, naming its call when the log knows it: `Grep("TODO") — 7 matches`. */
 function namedResult(state: TurnLogState, entry: TurnLogEntry): TurnLogEntry {
   const target =
     entry.outcome === undefined || entry.callId === undefined ? undefined : state.calls?.[entry.callId];
   if (target === undefined) return entry;
-  const asCall = {
-    ...entry,
-    summary: `${PENDING_MARK}${target}`,
-    rawLength: PENDING_MARK.length + target.length,
-  };
-  return completeToolCall(asCall, entry);
+  return completeToolCall({ ...entry, summary: target, rawLength: target.length }, entry);
 }
 
 /** Remembers a pending call's target; forgets it once its result came. */
@@ -128,7 +123,7 @@ function trackCalls(state: TurnLogState, entry: TurnLogEntry): TurnLogState {
   const { callId } = entry;
   if (callId === undefined) return state;
   if (isPendingCall(entry)) {
-    const calls = { ...state.calls, [callId]: entry.summary.slice(PENDING_MARK.length) };
+    const calls = { ...state.calls, [callId]: entry.summary };
     const keys = Object.keys(calls);
     for (let i = 0; i < keys.length - MAX_PENDING_CALLS; i++) delete calls[keys[i]!];
     return { ...state, calls };

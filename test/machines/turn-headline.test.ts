@@ -23,7 +23,7 @@ const call = (tool: string) => ({
 });
 const result = (tool: string) => ({
   type: 'turn.log' as const,
-  entry: entry(`✓ ${tool}`, { status: 'ok', messageRole: 'tool_result' }),
+  entry: entry(tool, { status: 'ok', messageRole: 'tool_result' }),
 });
 
 describe('turn machine: the headline', () => {

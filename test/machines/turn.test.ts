@@ -375,9 +375,9 @@ describe('turn machine: shutdown flush and proactive turns, found by the model',
 
 describe('turn machine: one line per tool call', () => {
   const call = (callId: string, text: string) =>
-    entry(`⋯ ${text}`, { callId, status: 'pending', messageRole: 'tool_call' });
+    entry(text, { callId, status: 'pending', messageRole: 'tool_call' });
   const result = (callId: string, outcome: string) =>
-    entry(`✓ Grep — ${outcome}`, { callId, status: 'ok', outcome, messageRole: 'tool_result' });
+    entry(`Grep — ${outcome}`, { callId, status: 'ok', outcome, messageRole: 'tool_result' });
 
   it('edits the shown call line into its result: a completion alone is something new to send', async () => {
     const t = startTurn();

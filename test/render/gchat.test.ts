@@ -53,7 +53,7 @@ describe('renderGchatText: turn-log lines are literal', () => {
     };
     expect(renderGchatText(frame).split('\n')).toEqual([
       '⏳ fix the build · 3m 04s · running Bash (12s)',
-      '• 12:00:01      subagent: x started',
+      '• 12:00:01      ⋯ subagent: x started',
     ]);
   });
 

@@ -51,7 +51,7 @@ describe('formatTurnLogEntry', () => {
           input: { path: 'src/app.ts' },
         },
         'tool',
-        '⋯ Read(src/app.ts)',
+        'Read(src/app.ts)',
       ],
       [
         { type: 'subagent', space, turnId, at, subagentId: 'sa1', status: 'started', name: 'Explore' },
@@ -126,7 +126,7 @@ describe('formatTurnLogEntry', () => {
     ].map(renderEntryLine);
     expect(lines).toEqual([
       '• 12:04:02  ⋯ Grep("TODO") — 7 matches',
-      '• 12:04:41  subagent: Explore done (14s)',
+      '• 12:04:41  ✓ subagent: Explore done (14s)',
     ]);
   });
 
@@ -141,7 +141,7 @@ describe('formatTurnLogEntry', () => {
       ok: true,
       summary: '3 files',
     });
-    expect(ok).toMatchObject({ summary: '✓ bash — 3 files', status: 'ok', callId: 'c', outcome: '3 files' });
+    expect(ok).toMatchObject({ summary: 'bash — 3 files', status: 'ok', callId: 'c', outcome: '3 files' });
     const failed = entryOf({
       type: 'tool_result',
       space,
@@ -154,14 +154,14 @@ describe('formatTurnLogEntry', () => {
       summary: 'npm ERR! missing script: lint',
     });
     expect(failed).toMatchObject({
-      summary: '✗ bash — exit 1 · npm ERR! missing script: lint',
+      summary: 'bash — exit 1 · npm ERR! missing script: lint',
       status: 'failed',
       outcome: 'exit 1 · npm ERR! missing script: lint',
     });
     const bare = entryOf({ type: 'tool_result', space, turnId, at, callId: 'c', tool: 'Read', ok: false });
-    expect(bare).toMatchObject({ summary: '✗ Read', status: 'failed', outcome: '' });
+    expect(bare).toMatchObject({ summary: 'Read', status: 'failed', outcome: '' });
     const silent = entryOf({ type: 'tool_result', space, turnId, at, callId: 'c', tool: 'Write', ok: true });
-    expect(silent).toMatchObject({ summary: '✓ Write', outcome: '' });
+    expect(silent).toMatchObject({ summary: 'Write', status: 'ok', outcome: '' });
     const exitOnly = entryOf({
       type: 'tool_result',
       space,
@@ -174,17 +174,17 @@ describe('formatTurnLogEntry', () => {
       summary: 'exit 2: no such file',
     });
     // An executor that already says `exit <code>: …` is not told twice.
-    expect(exitOnly.summary).toBe('✗ bash — exit 2: no such file');
+    expect(exitOnly).toMatchObject({ summary: 'bash — exit 2: no such file', status: 'failed' });
   });
 
   it('previews a successful result only when it says something short', () => {
     const result = (extra: Partial<RunEvent & { type: 'tool_result' }>) =>
       entryOf({ type: 'tool_result', space, turnId, at, callId: 'c', tool: 'Grep', ok: true, ...extra });
-    expect(result({ output: '7 matches\n' }).summary).toBe('✓ Grep — 7 matches');
+    expect(result({ output: '7 matches\n' }).summary).toBe('Grep — 7 matches');
     expect(result({ output: 'y'.repeat(60) }).outcome).toBe('y'.repeat(60));
     // Longer than 60 chars, or more than one line: no preview.
-    expect(result({ output: 'y'.repeat(61) })).toMatchObject({ summary: '✓ Grep', outcome: '' });
-    expect(result({ output: 'a.ts\nb.ts' })).toMatchObject({ summary: '✓ Grep', outcome: '' });
+    expect(result({ output: 'y'.repeat(61) })).toMatchObject({ summary: 'Grep', outcome: '' });
+    expect(result({ output: 'a.ts\nb.ts' })).toMatchObject({ summary: 'Grep', outcome: '' });
     expect(result({ summary: 'x'.repeat(80) }).outcome).toBe('');
     // A failure always says why, however long.
     const failed = result({ ok: false, exitCode: 1, output: `3 failing\n${'trace\n'.repeat(50)}` });
@@ -203,7 +203,7 @@ describe('formatTurnLogEntry', () => {
       output: '\n\nfirst line\nsecond line',
     });
     // A successful multi-line output is not previewed; a failed one shows its first line.
-    expect(entry.summary).toBe('✓ bash');
+    expect(entry.summary).toBe('bash');
     const failed = entryOf({
       type: 'tool_result',
       space,
@@ -214,7 +214,7 @@ describe('formatTurnLogEntry', () => {
       ok: false,
       output: '\n\nfirst line\nsecond line',
     });
-    expect(failed.summary.startsWith('✗ bash — first line')).toBe(true);
+    expect(failed.summary.startsWith('bash — first line')).toBe(true);
     expect(failed.summary).not.toContain('second line');
   });
 
@@ -256,13 +256,13 @@ describe('formatTurnLogEntry', () => {
     });
     expect(entry.summary.endsWith(TRUNCATION_SUFFIX)).toBe(true);
     expect(entry.summary.length).toBe(DEFAULT_MAX_TOOL_PREVIEW);
-    expect(entry.rawLength).toBe('⋯ bash()'.length + long.length);
+    expect(entry.rawLength).toBe('bash()'.length + long.length);
     const short = entryOf(
       { type: 'tool_call', space, turnId, at, callId: 'c', tool: 'bash', input: { command: long } },
       { maxToolPreview: 50 },
     );
     expect(short.summary.length).toBeLessThanOrEqual(50);
-    expect(short.summary).toBe(`⋯ bash(${'x'.repeat(50 - 7 - TRUNCATION_SUFFIX.length)}${TRUNCATION_SUFFIX}`);
+    expect(short.summary).toBe(`bash(${'x'.repeat(50 - 5 - TRUNCATION_SUFFIX.length)}${TRUNCATION_SUFFIX}`);
   });
 
   // spec: Formatter & condenser "formatTurnLogEntry replaces newlines in tool content with spaces"
@@ -276,7 +276,7 @@ describe('formatTurnLogEntry', () => {
       tool: 'bash',
       input: { command: 'echo a\nb\r\nc\td' },
     });
-    expect(entry.summary).toBe('⋯ bash(echo a b c d)');
+    expect(entry.summary).toBe('bash(echo a b c d)');
   });
 
   it('keeps every summary one line within maxToolPreview (property)', () => {

@@ -214,14 +214,14 @@ describe('tool calls completed in place', () => {
     let state = appendEntry(createTurnLog(), call('a', 'TODO', 1), opts);
     state = appendEntry(state, call('b', 'FIXME', 2), opts);
     expect(linesOf(state).map((l) => [l.status, l.text])).toEqual([
-      ['pending', '⋯ Grep("TODO")'],
-      ['pending', '⋯ Grep("FIXME")'],
+      ['pending', 'Grep("TODO")'],
+      ['pending', 'Grep("FIXME")'],
     ]);
     state = appendEntry(state, result('b', 3, { ok: false, exitCode: 2, output: 'bad regex' }), opts);
     state = appendEntry(state, result('a', 4, { output: '7 matches' }), opts);
     expect(linesOf(state).map((l) => [l.status, l.time, l.text])).toEqual([
-      ['ok', '12:04:02', '✓ Grep("TODO") — 7 matches'],
-      ['failed', '12:04:02', '✗ Grep("FIXME") — exit 2 · bad regex'],
+      ['ok', '12:04:02', 'Grep("TODO") — 7 matches'],
+      ['failed', '12:04:02', 'Grep("FIXME") — exit 2 · bad regex'],
     ]);
     // Re-measured in place; nothing lost: each call keeps its seq and names the result that completed it.
     expect(state.windowChars).toEqual(measured(state.window));
@@ -243,8 +243,8 @@ describe('tool calls completed in place', () => {
     state = appendEntry(state, result('ghost', 3, { output: '1 match' }), opts);
     // It still names the call it completes; one with no known call shows the tool alone.
     expect(linesOf(state).map((l) => [l.status, l.time, l.text])).toEqual([
-      ['ok', '12:04:04', '✓ Grep("TODO") — 7 matches'],
-      ['ok', '12:04:04', '✓ Grep — 1 match'],
+      ['ok', '12:04:04', 'Grep("TODO") — 7 matches'],
+      ['ok', '12:04:04', 'Grep — 1 match'],
     ]);
     expect(state.window.map((e) => [e.seq, e.resultSeq])).toEqual([
       [2, 2],
@@ -264,7 +264,7 @@ describe('tool calls completed in place', () => {
     // A result for a forgotten call still shows, as the tool alone.
     state = startNextMessage(state, opts, messageEntryCount(state));
     state = appendEntry(state, result('c0', 9999, { output: 'x' }), opts);
-    expect(linesOf(state).map((l) => l.text)).toEqual(['✓ Grep — x']);
+    expect(linesOf(state).map((l) => [l.status, l.text])).toEqual([['ok', 'Grep — x']]);
   });
 
   it('does not complete a call sealed into a full message: the result, naming it, follows in the next one', () => {
@@ -333,7 +333,7 @@ describe('turn log ≡ condenseTurnLog (property)', () => {
               if (seq === 0) continue;
               const callId = `c${1 + (step.pick % seq)}`;
               const result: TurnLogEntry = {
-                ...toolEntry(`${step.ok ? '✓' : '✗'} R`, ++seq),
+                ...toolEntry('R', ++seq),
                 callId,
                 status: step.ok ? 'ok' : 'failed',
                 outcome: step.ok ? '' : 'exit 1',
@@ -350,17 +350,14 @@ describe('turn log ≡ condenseTurnLog (property)', () => {
               else if (target === undefined) message.push(result);
               else
                 message.push(
-                  completeToolCall(
-                    { ...result, summary: `⋯ ${target}`, rawLength: target.length + 2 },
-                    result,
-                  ),
+                  completeToolCall({ ...result, summary: target, rawLength: target.length }, result),
                 );
               expect(messageRevisions(state)).toBe(revisions + 1);
               continue;
             }
             if (step.kind === 'entry') {
               const entry: TurnLogEntry = {
-                ...toolEntry(`⋯ ${step.text}`, ++seq),
+                ...toolEntry(step.text, ++seq),
                 depth: step.depth,
                 callId: `c${seq}`,
                 status: 'pending',

@@ -5,6 +5,7 @@
  * person's messages through `/_emulator/inbound`.
  */
 import { EmulatorInputError, type PlatformHandler, type PlatformRoute } from '../core/index.js';
+import { createSlackAppDelivery } from './app-delivery.js';
 import { readSlackArgs } from './args.js';
 import type { VisibleButton } from './blocks.js';
 import { slackError, slackErrorResponse } from './errors.js';
@@ -57,6 +58,7 @@ export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHand
     unsupportedBlocks: new Set(opts.unsupportedBlocks ?? []),
     statuses: new Map(),
   };
+  const delivery = createSlackAppDelivery();
 
   return {
     match(req, ctx): PlatformRoute | null {
@@ -127,6 +129,21 @@ export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHand
       slack.threadPeople.clear();
       slack.reactions.clear();
       slack.statuses.clear();
+      delivery.reset();
+    },
+
+    // Two-way (docs/emulators.md "Slack app"): events and interactions go to the registered app, signed.
+    attach(_server, ctx) {
+      delivery.setOrigin(ctx.url);
+    },
+    registerApp(input) {
+      delivery.registerApp(input);
+    },
+    deliverInbound: (message, ctx) => delivery.deliverMessage(message, ctx.now()),
+    click: (input, ctx) => delivery.click(input, ctx.store, ctx.now()),
+    endpoints: {
+      'POST response': (req) => delivery.respond(req.query.get('id'), req.body),
+      'GET deliveries': () => ({ status: 200, body: { deliveries: delivery.deliveries() } }),
     },
   };
 }

@@ -100,6 +100,14 @@ export async function startSlackApp(
   config: Pick<SlackConfig, 'token' | 'apiUrl'>,
   opts: { receiver?: Receiver } = {},
 ): Promise<App> {
+  return (await startSlackAppAs(config, opts)).app;
+}
+
+/** {@link startSlackApp}, also giving who the token is (the intake skips the app's own messages). */
+export async function startSlackAppAs(
+  config: Pick<SlackConfig, 'token' | 'apiUrl'>,
+  opts: { receiver?: Receiver } = {},
+): Promise<{ app: App; identity: SlackIdentity }> {
   const identity = await verifySlackAuth(config);
   const app = new App({
     token: config.token,
@@ -115,5 +123,5 @@ export async function startSlackApp(
   } catch (error) {
     throw startupError(error, config.apiUrl);
   }
-  return app;
+  return { app, identity };
 }

@@ -8,7 +8,8 @@
  */
 import { z } from 'zod';
 import { apiUrlSchema, secretSchema } from '../config-schemas.js';
-import type { PlatformCapabilities, PlatformDescriptor, SurfaceContext } from '../types.js';
+import type { IntakeContext, PlatformCapabilities, PlatformDescriptor, SurfaceContext } from '../types.js';
+import { createSlackIntake } from './intake.js';
 import { SLACK_LIMITS } from './limits.js';
 import { createSlackSurface, SLACK_CHANNEL_PATTERN, SLACK_SURFACE_CAPABILITIES } from './surface.js';
 
@@ -63,6 +64,10 @@ const descriptor = {
       ...(config.logStyle === undefined ? {} : { logStyle: config.logStyle }),
       ...(context.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: context.requestTimeoutMs }),
     });
+  },
+  // Events API + interactivity at POST /v1/platforms/slack/events with a signing secret; Socket Mode with an app token.
+  createIntake(config: SlackConfig, context: IntakeContext) {
+    return createSlackIntake(config, context);
   },
 } satisfies PlatformDescriptor<SlackConfig> & { readonly secretKeys: readonly string[] };
 

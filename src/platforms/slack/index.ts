@@ -1,5 +1,11 @@
 /** Slack: the platform descriptor, its surface, renderer and the daemon's Bolt app. */
-export { type SlackIdentity, SlackStartupError, startSlackApp, verifySlackAuth } from './app.js';
+export {
+  type SlackIdentity,
+  SlackStartupError,
+  startSlackApp,
+  startSlackAppAs,
+  verifySlackAuth,
+} from './app.js';
 export {
   createAssistantStatus,
   STATUS_EXPIRY_MS,
@@ -9,6 +15,13 @@ export {
 } from './assistant-status.js';
 export { SLACK_CAPABILITIES, type SlackConfig, slackConfigSchema, slackPlatform } from './descriptor.js';
 export { kindOfSlackCode, REFUSED_CONTENT_CODES, toSurfaceError } from './errors.js';
+export {
+  clickIntakeOf,
+  createSlackHttpReceiver,
+  createSlackIntake,
+  messageIntakeOf,
+  type SlackIntake,
+} from './intake.js';
 export { SLACK_LIMITS } from './limits.js';
 export {
   renderAck,

@@ -24,7 +24,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { FrameCard, FrameHeadline, FrameLine, FrameState, SurfaceFrame } from '../../surfaces/frame.js';
-import { plainLine } from '../../surfaces/frame.js';
+import { LINE_MARKS, plainLine } from '../../surfaces/frame.js';
 import { charCount, clip, SLACK_LIMITS } from './limits.js';
 import { markdownToMrkdwn, safeMrkdwn } from './mrkdwn.js';
 
@@ -53,6 +53,9 @@ export interface SlackMessage {
   blocks?: Block[];
 }
 
+/** The seed's activity trace: `→ <call>` while it runs, `✓`/`✗` once done (the same outcome marks as LINE_MARKS). */
+const STATUS_MARKS: Record<NonNullable<FrameLine['status']>, string> = { ...LINE_MARKS, pending: '→ ' };
+
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
 export const ACK_GLYPH = '👀';
 export const TERMINAL_GLYPHS: Readonly<Record<Exclude<FrameState, 'running'> | TerminalMark, string>> = {
@@ -61,12 +64,6 @@ export const TERMINAL_GLYPHS: Readonly<Record<Exclude<FrameState, 'running'> | T
   stopped: '⏹',
   refused: '⛔',
   degraded: '⚠️',
-};
-
-const STATUS_MARKS: Record<NonNullable<FrameLine['status']>, string> = {
-  pending: '→ ',
-  ok: '✓ ',
-  failed: '✗ ',
 };
 
 /** `42s`, `3m 04s`, `1h 02m 03s` (floored: a clock never runs ahead). */
@@ -103,6 +100,7 @@ export function renderAck(title: string, elapsedMs = 0): SlackMessage {
 
 function lineText(line: FrameLine): string {
   if (line.kind === 'marker') return line.text;
+  // The one mark of the line comes from its status (the text never carries one).
   const mark = line.status ? STATUS_MARKS[line.status] : '';
   return `${line.time}  ${'  '.repeat(line.depth)}${mark}${line.text}`;
 }

@@ -102,10 +102,15 @@ describe('slack E2E: errors', () => {
     e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
     e.send(tool('c1', 'one.ts'));
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await e.advance(120_000);
+    // At once: the app cannot write there, so nothing is retried (no Retry-After, no backoff to wait out).
+    await e.advance(2000);
     const turn = e.runtime.turn('T1');
     expect(turn).toMatchObject({ state: 'ended', degraded: true });
     expect((turn?.warnings ?? []).join('\n')).toContain(`Slack answered ${code}`);
+    // The thread post, then the one top-level try: never the terminal frame's ten retries.
+    expect(e.creates().length).toBeLessThanOrEqual(2);
+    await e.advance(60_000);
+    expect(e.creates().length).toBeLessThanOrEqual(2);
   });
 });
 

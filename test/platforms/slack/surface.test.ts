@@ -255,7 +255,8 @@ describe('Slack surface: posting and editing', () => {
     expect(emulator.state.messages(CHANNEL)).toEqual([
       expect.objectContaining({
         id: posted.messageId,
-        text: '⠋ *Fix the build* · 5s\n• 12:00:01  Read a.ts\n• 12:00:01  npm test',
+        // The text-only form marks each line once, from its status.
+        text: '⠋ *Fix the build* · 5s\n• 12:00:01  ✓ Read a.ts\n• 12:00:01  ⋯ npm test',
       }),
     ]);
   });

@@ -1,0 +1,436 @@
+/**
+ * Slack → turnlog (docs/platforms.md "Slack intake"): a Bolt `App`
+ * (https://docs.slack.dev/tools/bolt-js/reference) whose receiver is served
+ * by `turnlog serve` at `POST /v1/platforms/slack/events`, for both the
+ * Events API (Event Subscriptions) and interactivity (Interactivity URL).
+ *
+ * - Every request is verified with the signing secret before Bolt sees it:
+ *   `X-Slack-Signature` v0 over `v0:<timestamp>:<body>`, and
+ *   `X-Slack-Request-Timestamp` within 5 minutes of the runtime clock
+ *   (https://docs.slack.dev/authentication/verifying-requests-from-slack).
+ *   A request that fails is answered 401 and counted in `refused()`.
+ * - `url_verification` is answered with its `challenge`
+ *   (https://docs.slack.dev/reference/events/url_verification).
+ * - A `message` event (https://docs.slack.dev/reference/events/message) from
+ *   a person — not a bot, no subtype but `thread_broadcast` — becomes a
+ *   `MessageIntake`; an `event_id` already seen (Slack retries an event it
+ *   thinks was not answered) is acknowledged and ignored.
+ * - A `block_actions` interaction
+ *   (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload)
+ *   becomes a `ClickIntake`; when the runtime does not accept it, the person
+ *   is told why with an ephemeral reply through the `response_url` (`respond`).
+ *
+ * Slack wants an answer within 3 s: the runtime's verdict is awaited for up
+ * to ACK_DEADLINE_MS, so an ephemeral reply is normally sent before the HTTP
+ * answer; past it the request is answered and the work finishes after.
+ *
+ * With `appToken` the same listeners run over Socket Mode
+ * (https://docs.slack.dev/apis/events-api/using-socket-mode) through Bolt's
+ * SocketModeReceiver: no public URL, no signature (the socket is the app's).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type AckFn,
+  type App,
+  type BlockAction,
+  type Receiver,
+  type ReceiverEvent,
+  SocketModeReceiver,
+  verifySlackRequest,
+} from '@slack/bolt';
+import { type Logger, LogLevel } from '@slack/web-api';
+import type { ClickIntake, IntakeResult, IntakeSink, MessageIntake } from '../../actions/types.js';
+import type { IntakeContext, PlatformIntake } from '../types.js';
+import { startSlackAppAs } from './app.js';
+import type { SlackConfig } from './descriptor.js';
+import { SLACK_CHANNEL_PATTERN, slackApiUrlOf } from './surface.js';
+
+/** Slack's deadline is 3 s; the verdict is awaited for a little less, so the answer always makes it. */
+export const ACK_DEADLINE_MS = 2500;
+/** Slack refuses older requests, and so do we (replays). */
+export const MAX_REQUEST_AGE_S = 5 * 60;
+/** Event ids remembered to ignore Slack's retries (oldest forgotten first). */
+const SEEN_EVENTS = 10_000;
+/** Bodies above this are not Slack's (events are a few KB; a block_actions payload carries the message). */
+const BODY_LIMIT_BYTES = 1 << 20;
+
+/** Message subtypes a person's post can have (https://docs.slack.dev/reference/events/message#subtypes). */
+const PERSON_SUBTYPES: ReadonlySet<string | undefined> = new Set([undefined, 'thread_broadcast']);
+
+export class SlackRequestRefused extends Error {
+  override readonly name = 'SlackRequestRefused';
+}
+
+const quiet: Logger = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  setLevel: () => {},
+  getLevel: () => LogLevel.ERROR,
+  setName: () => {},
+};
+
+/** A Slack `ts` (`1700000000.000100`) as epoch ms. */
+function tsToMs(ts: unknown, fallback: number): number {
+  const seconds = typeof ts === 'string' ? Number.parseFloat(ts) : Number.NaN;
+  return Number.isFinite(seconds) ? Math.round(seconds * 1000) : fallback;
+}
+
+interface MessageEventFields {
+  type?: string;
+  subtype?: string;
+  bot_id?: string;
+  user?: string;
+  text?: string;
+  channel?: string;
+  channel_type?: string;
+  ts?: string;
+  thread_ts?: string;
+}
+
+/**
+ * The person's post as a MessageIntake, or why it is not one (a bot's or the
+ * app's own message, an edit, a join …: those are not people talking to the agent).
+ */
+export function messageIntakeOf(
+  event: MessageEventFields,
+  eventId: string,
+  botUserId: string | undefined,
+  now: number,
+): MessageIntake | string {
+  if (event.type !== 'message') return `not a message event (${String(event.type)})`;
+  if (!PERSON_SUBTYPES.has(event.subtype)) return `a ${event.subtype} message, not a person's post`;
+  if (event.bot_id !== undefined || event.user === undefined) return "a bot's message";
+  if (botUserId !== undefined && event.user === botUserId) return "the app's own message";
+  if (event.channel === undefined || !SLACK_CHANNEL_PATTERN.test(event.channel))
+    return `no Slack channel id (${String(event.channel)})`;
+  if (event.ts === undefined) return 'a message without a ts';
+  return {
+    kind: 'message',
+    space: `slack:${event.channel}`,
+    messageId: event.ts,
+    ...(event.thread_ts === undefined ? {} : { threadId: event.thread_ts }),
+    text: event.text ?? '',
+    dm: event.channel_type === 'im',
+    user: { id: event.user },
+    at: tsToMs(event.ts, now),
+    dedupeKey: eventId,
+  };
+}
+
+/** A button press on a message as a ClickIntake, or why it is not one. */
+export function clickIntakeOf(body: BlockAction, now: number): ClickIntake | string {
+  const action = body.actions[0];
+  if (action === undefined) return 'a block_actions payload without an action';
+  if (body.container?.type !== 'message' || typeof body.container.message_ts !== 'string')
+    return 'not a button on a message';
+  const channel = body.channel?.id ?? body.container.channel_id;
+  if (typeof channel !== 'string' || !SLACK_CHANNEL_PATTERN.test(channel))
+    return `no Slack channel id (${String(channel)})`;
+  const threadTs = body.message?.thread_ts ?? body.container.thread_ts;
+  const name = body.user.name ?? body.user.username;
+  return {
+    kind: 'click',
+    space: `slack:${channel}`,
+    messageId: body.container.message_ts,
+    ...(typeof threadTs === 'string' ? { threadId: threadTs } : {}),
+    action: action.action_id,
+    user: { id: body.user.id, ...(name ? { name } : {}) },
+    at: tsToMs(action.action_ts, now),
+    dedupeKey: `${action.action_ts}:${body.user.id}`,
+  };
+}
+
+/** What the person who clicked is told when the click did not become an action. */
+export function replyFor(result: IntakeResult): string | undefined {
+  if (result.status === 'accepted') return undefined;
+  if (result.text !== undefined && result.text !== '') return result.text;
+  return result.status === 'duplicate'
+    ? 'This was already received.'
+    : result.status === 'already-decided'
+      ? 'Someone already decided this.'
+      : 'turnlog does not know this button.';
+}
+
+/** The runtime's verdict, or undefined when it takes longer than `ms` (the work goes on). */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The app's listeners, the same over HTTP and Socket Mode. */
+function listen(app: App, sink: IntakeSink, context: IntakeContext, botUserId: () => string | undefined) {
+  app.event('message', async ({ event, body }) => {
+    const eventId = typeof body.event_id === 'string' ? body.event_id : `${event.channel}:${event.ts}`;
+    const intake = messageIntakeOf(event as MessageEventFields, eventId, botUserId(), context.now());
+    if (typeof intake === 'string') return;
+    const result = await sink.receive(intake);
+    if (result.status === 'unknown')
+      context.logger.warn('slack: a message was not taken', { space: intake.space, reason: result.text });
+  });
+
+  app.action<BlockAction>({ type: 'block_actions' }, async ({ ack, body, respond }) => {
+    const click = clickIntakeOf(body, context.now());
+    if (typeof click === 'string') {
+      await ack();
+      context.logger.warn('slack: an interaction was not a button on a message', { reason: click });
+      return;
+    }
+    const pending = sink.receive(click);
+    const result = await within(pending, ACK_DEADLINE_MS);
+    if (result === undefined) {
+      // Past the deadline: answer Slack now, tell the person once the verdict comes.
+      await ack();
+      const late = await pending;
+      const text = replyFor(late);
+      if (text) await respond({ response_type: 'ephemeral', replace_original: false, text });
+      return;
+    }
+    const text = replyFor(result);
+    if (text) {
+      await respond({ response_type: 'ephemeral', replace_original: false, text }).catch((error: unknown) =>
+        context.logger.warn('slack: the reply to a click was not delivered', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
+    }
+    await ack();
+  });
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > BODY_LIMIT_BYTES) throw new SlackRequestRefused(`body over ${BODY_LIMIT_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const header = (request: IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+function answer(response: ServerResponse, status: number, body?: unknown): void {
+  if (response.headersSent) return;
+  if (body === undefined || body === '') {
+    response.writeHead(status).end();
+    return;
+  }
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  response
+    .writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' })
+    .end(text);
+}
+
+/** Requests turnlog serve hands in (`handle`), verified here, then given to Bolt with `app.processEvent`. */
+export interface SlackHttpReceiver extends Receiver {
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  refused(): number;
+}
+
+export function createSlackHttpReceiver(opts: {
+  signingSecret: string;
+  now: () => number;
+  logger: IntakeContext['logger'];
+}): SlackHttpReceiver {
+  let app: App | undefined;
+  let refused = 0;
+  const seen = new Set<string>();
+
+  const refuse = (response: ServerResponse, reason: string) => {
+    refused += 1;
+    opts.logger.warn('slack: refused a request that failed verification', { reason });
+    answer(response, 401);
+  };
+
+  return {
+    init(bolt) {
+      app = bolt;
+    },
+    start: async () => undefined,
+    stop: async () => undefined,
+    refused: () => refused,
+
+    async handle(request, response) {
+      let raw: string;
+      try {
+        raw = await readBody(request);
+      } catch (error) {
+        answer(response, 413, { error: error instanceof Error ? error.message : String(error) });
+        return;
+      }
+      const signature = header(request, 'x-slack-signature');
+      const timestamp = header(request, 'x-slack-request-timestamp');
+      if (signature === undefined || timestamp === undefined || !/^\d+$/.test(timestamp)) {
+        refuse(response, 'no X-Slack-Signature / X-Slack-Request-Timestamp');
+        return;
+      }
+      const timestampS = Number(timestamp);
+      try {
+        verifySlackRequest({
+          signingSecret: opts.signingSecret,
+          body: raw,
+          headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestampS },
+          nowMilliseconds: opts.now(),
+        });
+      } catch (error) {
+        refuse(response, error instanceof Error ? error.message : String(error));
+        return;
+      }
+      // verifySlackRequest refuses old timestamps only; one from the future is as suspicious.
+      if (timestampS - Math.floor(opts.now() / 1000) > MAX_REQUEST_AGE_S) {
+        refuse(response, 'x-slack-request-timestamp is in the future');
+        return;
+      }
+
+      let body: Record<string, unknown>;
+      try {
+        body = parseSlackBody(raw, header(request, 'content-type'));
+      } catch (error) {
+        answer(response, 400, { error: error instanceof Error ? error.message : String(error) });
+        return;
+      }
+      if (body.type === 'url_verification') {
+        answer(response, 200, { challenge: body.challenge });
+        return;
+      }
+      if (body.ssl_check !== undefined) {
+        answer(response, 200);
+        return;
+      }
+      if (app === undefined) {
+        answer(response, 503, { error: 'the Slack app is not started yet' });
+        return;
+      }
+      const eventId = typeof body.event_id === 'string' ? body.event_id : undefined;
+      if (eventId !== undefined) {
+        if (seen.has(eventId)) {
+          answer(response, 200);
+          return;
+        }
+        seen.add(eventId);
+        if (seen.size > SEEN_EVENTS) seen.delete(seen.values().next().value!);
+      }
+
+      // Bolt acknowledges through `ack`; the answer goes out when the listeners are done (or at the deadline).
+      let acked: { body?: unknown } | undefined;
+      const ack: AckFn<unknown> = async (reply) => {
+        acked ??= { body: reply };
+        if (timedOut) answer(response, 200, acked.body);
+      };
+      let timedOut = false;
+      const deadline = setTimeout(() => {
+        timedOut = true;
+        if (acked) answer(response, 200, acked.body);
+      }, ACK_DEADLINE_MS);
+      deadline.unref?.();
+      const retryNum = header(request, 'x-slack-retry-num');
+      const retryReason = header(request, 'x-slack-retry-reason');
+      const event: ReceiverEvent = {
+        body,
+        ack,
+        ...(retryNum === undefined ? {} : { retryNum: Number(retryNum) }),
+        ...(retryReason === undefined ? {} : { retryReason }),
+      };
+      try {
+        await app.processEvent(event);
+        answer(response, 200, acked?.body);
+      } catch (error) {
+        opts.logger.warn('slack: handling a request failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        if (acked) answer(response, 200, acked.body);
+        else answer(response, 500);
+      } finally {
+        clearTimeout(deadline);
+      }
+    },
+  };
+}
+
+/** JSON (Events API) or a form with a JSON `payload` (interactivity); a form without one is kept as fields. */
+export function parseSlackBody(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (contentType?.startsWith('application/x-www-form-urlencoded')) {
+    const form = new URLSearchParams(raw);
+    const payload = form.get('payload');
+    if (payload !== null) {
+      const parsed = JSON.parse(payload) as unknown;
+      if (typeof parsed !== 'object' || parsed === null) throw new Error('payload is not a JSON object');
+      return parsed as Record<string, unknown>;
+    }
+    return Object.fromEntries(form);
+  }
+  const parsed = JSON.parse(raw) as unknown;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('body is not a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+export interface SlackIntake extends PlatformIntake {
+  /** The Bolt app, once started. */
+  readonly app: App | undefined;
+}
+
+/**
+ * The Slack intake for `platforms.slack`: HTTP with `signingSecret`, Socket
+ * Mode with `appToken`; undefined when neither is set. `start()` makes the
+ * Bolt app (its `auth.test`: a bad token is a start-up error).
+ */
+export function createSlackIntake(config: SlackConfig, context: IntakeContext): SlackIntake | undefined {
+  if (config.signingSecret === undefined && config.appToken === undefined) return undefined;
+  const http =
+    config.signingSecret === undefined
+      ? undefined
+      : createSlackHttpReceiver({
+          signingSecret: config.signingSecret,
+          now: context.now,
+          logger: context.logger,
+        });
+  const apps: App[] = [];
+  let botUserId: string | undefined;
+
+  return {
+    get app() {
+      return apps[0];
+    },
+    refused: () => http?.refused() ?? 0,
+    ...(http === undefined ? {} : { handle: (request, response) => http.handle(request, response) }),
+    async start() {
+      if (http !== undefined) {
+        const { app, identity } = await startSlackAppAs(config, { receiver: http });
+        botUserId = identity.botUserId;
+        listen(app, context.sink, context, () => botUserId);
+        apps.push(app);
+      }
+      if (config.appToken !== undefined) {
+        const socket = new SocketModeReceiver({
+          appToken: config.appToken,
+          logger: quiet,
+          installerOptions: { clientOptions: { slackApiUrl: slackApiUrlOf(config.apiUrl) } },
+        });
+        const { app, identity } = await startSlackAppAs(config, { receiver: socket });
+        botUserId = identity.botUserId;
+        listen(app, context.sink, context, () => botUserId);
+        await app.start();
+        apps.push(app);
+      }
+    },
+    async stop() {
+      await Promise.allSettled(apps.map((app) => app.stop()));
+      apps.length = 0;
+    },
+  };
+}
