@@ -10,9 +10,9 @@ import { messageData } from './resources.js';
 
 type Json = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Json =>
+export const isRecord = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const records = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isRecord) : []);
+export const records = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isRecord) : []);
 const str = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
@@ -21,7 +21,7 @@ const str = (value: unknown): string | undefined =>
  * action id turnlog gave it: `approve`, `answer:1`, `stop`), else the invoked
  * `function` with its parameters (`fn?key=value`), or the link it opens.
  */
-function buttonAction(button: Json): string {
+export function buttonAction(button: Json): string {
   const onClick = isRecord(button.onClick) ? button.onClick : {};
   const action = isRecord(onClick.action) ? onClick.action : undefined;
   if (action) {

@@ -12,6 +12,7 @@
 
 import type { EmulatorRequest, HandlerContext, PlatformHandler, PlatformRoute } from '../core/index.js';
 import type { CallOp } from '../types.js';
+import { createGchatApp } from './app.js';
 import { gchatMessageContent } from './card-view.js';
 import { createMessageRoute } from './create-message.js';
 import { deleteMessageRoute } from './delete-message.js';
@@ -26,6 +27,8 @@ import { answering, type GchatRouteDeps } from './route-kit.js';
 export interface GchatHandlerOptions extends GchatWorldOptions {
   /** Also refuse message text over 4096 characters (Google's older limit); default false. */
   strict?: boolean;
+  /** Epoch ms the app's JWTs are stamped with (the app checks them against its own clock); default `Date.now`. */
+  tokenNow?: () => number;
 }
 
 /** `/v1/spaces/{space}`, optionally `/messages`, optionally `/{message}`. */
@@ -66,6 +69,7 @@ function invalidSpaceRoute(method: string, rawSpace: string): PlatformRoute {
 export function createGchatHandler(opts: GchatHandlerOptions = {}): PlatformHandler {
   const world = createGchatWorld(opts);
   const deps: GchatRouteDeps = { world, strict: opts.strict ?? false };
+  const app = createGchatApp({ world, ...(opts.tokenNow === undefined ? {} : { tokenNow: opts.tokenNow }) });
 
   const match = (req: EmulatorRequest, ctx: HandlerContext): PlatformRoute | null => {
     const parts = ROUTE.exec(req.path);
@@ -98,7 +102,14 @@ export function createGchatHandler(opts: GchatHandlerOptions = {}): PlatformHand
     match,
     inbound: (input, ctx) => postInbound(input, ctx, world),
     errorResponse: gchatErrorResponse,
-    reset: () => world.reset(),
+    reset: () => {
+      world.reset();
+      app.reset();
+    },
     messageContent: gchatMessageContent,
+    registerApp: (input) => app.register(input),
+    deliverInbound: (message, ctx) => app.deliverInbound(message, ctx),
+    click: (input, ctx) => app.click(input, ctx),
+    endpoints: { 'GET jwks': () => app.jwks() },
   };
 }

@@ -18,7 +18,7 @@ import type { ThreadPlacement } from './threads.js';
 /** The person who posts when the input names none. */
 export const DEFAULT_INBOUND_USER = 'users/human';
 
-const userName = (user: string | undefined) =>
+export const userName = (user: string | undefined) =>
   user === undefined ? DEFAULT_INBOUND_USER : user.startsWith('users/') ? user : `users/${user}`;
 
 export function postInbound(input: InboundInput, ctx: HandlerContext, world: GchatWorld): InboundResult {

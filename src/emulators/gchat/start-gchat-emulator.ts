@@ -17,6 +17,12 @@ export interface GchatEmulatorOptions {
   strict?: boolean;
   /** Spaces (`spaces/X` or `X`) that are DMs besides those whose id starts with `dm-`. */
   dmSpaces?: string[];
+  /**
+   * Epoch ms the JWTs sent to a registered app are stamped with; default
+   * `Date.now` even when `now` is simulated, because the app verifies them
+   * against its own wall clock.
+   */
+  tokenNow?: () => number;
 }
 
 export function startGchatEmulator(opts: GchatEmulatorOptions = {}): Promise<EmulatorServer> {
@@ -25,6 +31,7 @@ export function startGchatEmulator(opts: GchatEmulatorOptions = {}): Promise<Emu
     handler: createGchatHandler({
       ...(opts.strict === undefined ? {} : { strict: opts.strict }),
       ...(opts.dmSpaces === undefined ? {} : { dmSpaces: opts.dmSpaces }),
+      ...(opts.tokenNow === undefined ? {} : { tokenNow: opts.tokenNow }),
     }),
     defaults: opts.limits ?? GCHAT_DEFAULT_LIMITS,
     ...(opts.port === undefined ? {} : { port: opts.port }),

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../config-error.js';
 import { apiUrlSchema, secretSchema } from '../config-schemas.js';
 import type { PlatformDescriptor, SurfaceContext } from '../types.js';
+import { createGchatIntake } from './intake.js';
 import { SPACE_NAME } from './names.js';
 import { GCHAT_MENTION_FORMS } from './render.js';
 import { createGchatSurface, GCHAT_CAPABILITIES } from './surface.js';
@@ -20,6 +21,24 @@ export const gchatConfigSchema = z
       .describe(
         'Path of a service-account key file (or "env:NAME" holding it); absent: application default credentials. Not used with an emulator (apiUrl).',
       ),
+    events: z
+      .object({
+        audience: z
+          .string()
+          .min(1, "the Chat app's project number")
+          .describe(
+            'The Chat app\'s "Authentication audience" (Project Number): a request whose Bearer JWT names another audience is refused.',
+          ),
+        jwksUrl: z
+          .url({ protocol: /^https?$/, error: 'an http(s) URL of a JWK set or of X.509 certificates' })
+          .optional()
+          .describe(
+            "Where the signing keys are published (a JWK set or {kid: certificate}); default Google's; an emulator's `/_emulator/jwks`.",
+          ),
+      })
+      .strict()
+      .optional()
+      .describe('Receive Google Chat events at POST /v1/platforms/gchat/events (MESSAGE, CARD_CLICKED).'),
   })
   .strict();
 
@@ -73,5 +92,13 @@ export const gchatPlatform: PlatformDescriptor<GchatConfig> = {
       ...(config.credentials === undefined ? {} : { credentials: config.credentials }),
       ...(context.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: context.requestTimeoutMs }),
     });
+  },
+  createIntake(config, context) {
+    const events = config.events;
+    if (events === undefined) return undefined;
+    return createGchatIntake(
+      { audience: events.audience, ...(events.jwksUrl === undefined ? {} : { jwksUrl: events.jwksUrl }) },
+      context,
+    );
   },
 };
