@@ -19,6 +19,8 @@ import {
 } from './channels.js';
 import { componentButtons, componentText } from './components.js';
 import { createDiscordErrorResponse } from './error-response.js';
+import { createDiscordGateway, type DiscordGateway, type DiscordGatewayOptions } from './gateway.js';
+import { echoMessageCreate, matchGatewayRoute } from './gateway-routes.js';
 import { createNonceLog } from './nonce-log.js';
 import { MAX_THREAD_NAME_CHARS } from './request-bodies.js';
 import { messageIn } from './route-kit.js';
@@ -31,11 +33,14 @@ export interface DiscordHandlerOptions {
   now: () => number;
   strict: boolean;
   channels: readonly DiscordChannelSeed[];
+  /** The gateway (docs/emulators.md, "Discord gateway"). */
+  gateway?: DiscordGatewayOptions;
 }
 
 export interface DiscordHandler extends PlatformHandler {
   /** The world the routes see, over the core's store and clock. */
   worldOf(ctx: HandlerContext): DiscordWorld;
+  readonly gateway: DiscordGateway;
 }
 
 /** The thread a person's message goes in: an existing one, or one the person starts on that message. */
@@ -82,9 +87,18 @@ export function createDiscordHandler(opts: DiscordHandlerOptions): DiscordHandle
     newId,
   });
 
+  const gateway = createDiscordGateway(opts.gateway);
+
   return {
     worldOf,
-    match: (req, ctx) => matchDiscordRoute(req, worldOf(ctx)),
+    gateway,
+    match(req, ctx) {
+      const world = worldOf(ctx);
+      const gatewayRoute = matchGatewayRoute(req, gateway);
+      if (gatewayRoute) return gatewayRoute;
+      const route = matchDiscordRoute(req, world);
+      return route?.op === 'create' ? echoMessageCreate(route, world, gateway) : route;
+    },
     inbound(input, ctx) {
       const world = worldOf(ctx);
       const channel = channels.resolve(input.space, ctx.store);
@@ -134,5 +148,15 @@ export function createDiscordHandler(opts: DiscordHandlerOptions): DiscordHandle
       return { lines: componentText(components), buttons: componentButtons(components) };
     },
     reset: () => nonces.clear(),
+    attach: (server, ctx) => gateway.attach(server, worldOf(ctx), ctx.url),
+    detach: () => gateway.detach(),
+    deliverInbound: (message, ctx) => gateway.deliverMessage(worldOf(ctx), message),
+    click: (input, ctx) => gateway.click(worldOf(ctx), input),
+    endpoints: {
+      'GET gateway': () => ({
+        status: 200,
+        body: { url: gateway.url(), connections: gateway.connections(), sessions: gateway.sessions() },
+      }),
+    },
   };
 }

@@ -11,6 +11,7 @@
 import { createEmulatorServer, EmulatorInputError, type EmulatorServer } from '../core/index.js';
 import type { LimitRule } from '../types.js';
 import type { DiscordChannelSeed } from './channels.js';
+import type { DiscordGatewayOptions, GatewaySessionView } from './gateway.js';
 import { createDiscordHandler } from './handler.js';
 import { DISCORD_DEFAULT_LIMITS } from './limits.js';
 import { API_PREFIX } from './route-table.js';
@@ -19,6 +20,14 @@ import { setArchived } from './threads.js';
 export { ChannelType, DEFAULT_PERSON_ID, type DiscordChannelSeed } from './channels.js';
 export { MAX_V2_COMPONENTS, MAX_V2_TEXT_CHARS } from './components.js';
 export { DISCORD_ERRORS } from './discord-errors.js';
+export {
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  type DiscordGatewayOptions,
+  GATEWAY_PATH,
+  type GatewaySessionView,
+  INTERACTION_DEADLINE_MS,
+} from './gateway.js';
+export { GatewayClose, GatewayOp, Intent } from './gateway-payloads.js';
 export { createDiscordHandler, type DiscordHandler, type DiscordHandlerOptions } from './handler.js';
 export { DISCORD_DEFAULT_LIMITS } from './limits.js';
 export { EDITABLE_AGE_MS } from './message-routes.js';
@@ -46,16 +55,31 @@ export interface DiscordEmulatorOptions {
   strict?: boolean;
   /** Channels to declare: DMs (type 1), and in strict mode the guild text channels (type 0). */
   channels?: DiscordChannelSeed[];
+  /** The gateway a bot connects to (tokens it accepts, heartbeat interval, interaction deadline). */
+  gateway?: DiscordGatewayOptions;
 }
 
 export interface DiscordEmulator extends EmulatorServer {
   /** A person closes a thread (Discord's `archived`): edits, deletes and reactions in it then get 50083 until a new message reopens it. */
   archiveThread(threadId: string): void;
+  /** The gateway, as `GET /_emulator/gateway` shows it. */
+  gateway: {
+    /** `ws://HOST:PORT/gateway`. */
+    url: string;
+    /** Open WebSocket connections. */
+    connections(): number;
+    sessions(): GatewaySessionView[];
+  };
 }
 
 export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): Promise<DiscordEmulator> {
   const now = opts.now ?? Date.now;
-  const handler = createDiscordHandler({ now, strict: opts.strict ?? false, channels: opts.channels ?? [] });
+  const handler = createDiscordHandler({
+    now,
+    strict: opts.strict ?? false,
+    channels: opts.channels ?? [],
+    ...(opts.gateway ? { gateway: opts.gateway } : {}),
+  });
   const server = await createEmulatorServer({
     platform: 'discord',
     ...(opts.port === undefined ? {} : { port: opts.port }),
@@ -67,6 +91,11 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
   const { context, recorder } = server.state;
   return {
     ...server,
+    gateway: {
+      url: handler.gateway.url()!,
+      connections: () => handler.gateway.connections(),
+      sessions: () => handler.gateway.sessions(),
+    },
     archiveThread(threadId) {
       const thread = context.store.getThread(threadId);
       if (!thread) throw new EmulatorInputError(`no thread ${JSON.stringify(threadId)} to archive`, 404);

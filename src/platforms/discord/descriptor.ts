@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { apiUrlSchema, secretSchema } from '../config-schemas.js';
 import type { PlatformDescriptor } from '../types.js';
 import { DISCORD_SPACE_ID } from './ids.js';
+import { createDiscordIntake } from './intake.js';
 import { createDiscordSurface, DISCORD_CAPABILITIES } from './surface.js';
 
 export const discordConfigSchema = z
@@ -54,4 +55,14 @@ export const discordPlatform: PlatformDescriptor<DiscordConfig> = {
       now: context.now,
       ...(context.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: context.requestTimeoutMs }),
     }),
+  // `gateway: true`: people's messages and button presses over the gateway (intake.ts).
+  createIntake: (config, context) =>
+    config.gateway
+      ? createDiscordIntake({
+          token: config.token,
+          ...(config.apiUrl === undefined ? {} : { apiUrl: config.apiUrl }),
+          sink: context.sink,
+          logger: context.logger,
+        })
+      : undefined,
 };

@@ -10,6 +10,14 @@ export {
 } from './errors.js';
 export { channelOf, nonceFor } from './ids.js';
 export {
+  createDiscordIntake,
+  DEFAULT_ANSWER_WITHIN_MS,
+  DISCORD_INTAKE_INTENTS,
+  DiscordGatewayError,
+  type DiscordIntake,
+  type DiscordIntakeOptions,
+} from './intake.js';
+export {
   createInvalidRequestGuard,
   createRateLimitTracker,
   type InvalidRequestGuard,
