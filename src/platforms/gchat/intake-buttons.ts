@@ -23,18 +23,19 @@ const ACTION_OF_DECISION: Readonly<Record<string, string>> = {
 
 /**
  * The action id a turnlog button carries, or undefined when the button is not
- * one turnlog rendered: the `action` parameter (questions, Stop), else a
- * policy button's `decision`.
+ * one turnlog rendered: the `action` parameter of a function in turnlog's
+ * `turnlog.` namespace (questions, Stop), else a policy button's `decision`.
  */
 export function gchatButtonActionId(
   invokedFunction: string | undefined,
   parameters: Readonly<Record<string, string>>,
 ): string | undefined {
-  if (invokedFunction !== TURNLOG_BUTTON_FUNCTION) return undefined;
+  if (invokedFunction === undefined || !invokedFunction.startsWith('turnlog.')) return undefined;
   const action = parameters.action;
   if (action !== undefined && action !== '') return action;
   const decision = parameters.decision;
-  return decision === undefined ? undefined : ACTION_OF_DECISION[decision];
+  if (invokedFunction !== TURNLOG_BUTTON_FUNCTION || decision === undefined) return undefined;
+  return ACTION_OF_DECISION[decision];
 }
 
 /** `[{key, value}]` (a card's `parameters`, Chat's `action.parameters`) as a record; later keys win. */
