@@ -9,6 +9,23 @@ export { deliveryMachine } from '../machines/delivery.machine.js';
 export { runtimeMachine } from '../machines/runtime.machine.js';
 export { spaceMachine } from '../machines/space.machine.js';
 export { turnMachine } from '../machines/turn.machine.js';
+// People's actions for the agent host (docs/http-api.md, "Actions").
+export type {
+  Action,
+  ActionUser,
+  ClickIntake,
+  IntakeEvent,
+  IntakeResult,
+  IntakeSink,
+  MessageIntake,
+  NewAction,
+} from './actions/types.js';
+export {
+  signTurnlogPayload,
+  TURNLOG_SIGNATURE_HEADER,
+  type VerifySignatureOptions,
+  verifyTurnlogSignature,
+} from './actions/webhook.js';
 export { createBudgetImplementations } from './budget/implementations.js';
 // Sending events: the HTTP and in-process clients.
 export * from './client/index.js';

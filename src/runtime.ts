@@ -72,6 +72,12 @@ export interface RuntimeOptions {
   /** XState inspection of every actor event. Default: `createInspector()`, i.e. `TURNLOG_INSPECT=trace.jsonl|stately`. */
   inspect?: (event: InspectionEvent) => void;
   logger?: RuntimeLogger;
+  /**
+   * What a click on a button turnlog rendered means (`receive` of a click).
+   * Default: the card registry's (src/actions/clicks.ts); an embedder or a
+   * test may give its own.
+   */
+  resolveClick?: ClickResolver;
 }
 
 export interface SpaceOverrides {
@@ -346,10 +352,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onError: (error) => logger.error('actions outbox', { error: messageOf(error) }),
   });
   /** What a click on a button turnlog rendered means (src/actions/clicks.ts provides the card registry's). */
-  const resolveClick: ClickResolver = async () => ({
-    status: 'unknown',
-    text: 'turnlog does not know the button on this message',
-  });
+  const resolveClick: ClickResolver =
+    options.resolveClick ??
+    (async () => ({ status: 'unknown', text: 'turnlog does not know the button on this message' }));
   const webhookConfig = config.actions.webhook;
   const webhookSecret = webhookConfig ? resolveWebhookSecret(webhookConfig.secret) : undefined;
   let webhook: WebhookDelivery | undefined;

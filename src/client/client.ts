@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SPACE_PATTERN } from '../events/schema.js';
+import { type ActionsPoll, iterateActions, watchTurnActions } from './actions.js';
 import { DeliveryError } from './errors.js';
 import type { DeliveryLedger } from './ledger.js';
 import { createTurnScope, type ScopeContext } from './scope.js';
@@ -26,13 +27,19 @@ export const DEFAULT_MAX_SUBAGENT_DEPTH = 2;
 export function buildClient(
   transport: EventTransport,
   ledger: DeliveryLedger,
-  options: ClientOptions & { now?: () => number },
+  options: ClientOptions & { now?: () => number; poll?: ActionsPoll },
 ): TurnlogClient {
   const maxSubagentDepth = options.maxSubagentDepth ?? DEFAULT_MAX_SUBAGENT_DEPTH;
   if (!Number.isInteger(maxSubagentDepth) || maxSubagentDepth < 0) {
     throw new RangeError(`maxSubagentDepth must be an integer ≥ 0, got ${String(options.maxSubagentDepth)}`);
   }
   let closed = false;
+  /** Ends every actions iterator of this client (its own and the turn scopes') on close(). */
+  const closing = new AbortController();
+  const { poll } = options;
+  const reportActionError =
+    options.onActionError ??
+    ((error: unknown) => console.error('turnlog: an actions callback failed:', error));
 
   const send = (event: Record<string, unknown>) => {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
@@ -44,6 +51,16 @@ export function buildClient(
 
   const scopeContext: ScopeContext = {
     emit: send,
+    ...(poll
+      ? {
+          watchActions: (turnId: string) =>
+            watchTurnActions(
+              turnId,
+              (signal) => iterateActions(poll, { signal: AbortSignal.any([signal, closing.signal]) }),
+              reportActionError,
+            ),
+        }
+      : {}),
     maxSubagentDepth,
     ...(options.now ? { now: options.now } : {}),
     async endTurn(turnId) {
@@ -81,12 +98,22 @@ export function buildClient(
       send({ type: 'inbound', ...message, ...(options.now ? { at: options.now() } : {}) });
     },
     send,
+    actions(actionsOptions = {}) {
+      if (!poll) {
+        throw new Error(
+          'actions: this client has no actions source (createInProcessClient needs a runtime with actions())',
+        );
+      }
+      const signals = [closing.signal, ...(actionsOptions.signal ? [actionsOptions.signal] : [])];
+      return iterateActions(poll, { ...actionsOptions, signal: AbortSignal.any(signals) });
+    },
     async flush() {
       await transport.drain();
       return ledger.takeReport();
     },
     async close() {
       closed = true;
+      closing.abort();
       await transport.close();
       const errors = ledger.takeUnseen();
       if (errors.length > 0) throw new DeliveryError(errors);

@@ -8,10 +8,11 @@ import type { ClientOptions, TurnlogClient } from './types.js';
 /**
  * Each event goes straight to `runtime.ingest`, which stamps `at` on receipt
  * (the runtime's clock), so the answer is known at once: a refused event is
- * in the ledger before `log()` returns.
+ * in the ledger before `log()` returns. People's actions come from
+ * `runtime.actions` (a long poll in process).
  */
 export function createInProcessClient(
-  runtime: Pick<Runtime, 'ingest'>,
+  runtime: Pick<Runtime, 'ingest'> & Partial<Pick<Runtime, 'actions'>>,
   options: ClientOptions = {},
 ): TurnlogClient {
   const ledger = new DeliveryLedger(options.onRejected);
@@ -25,5 +26,15 @@ export function createInProcessClient(
     drain: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
-  return buildClient(transport, ledger, options);
+  // Actions come from the runtime's own long poll (its clock times the wait).
+  const actions = runtime.actions?.bind(runtime);
+  return buildClient(transport, ledger, {
+    ...options,
+    ...(actions
+      ? {
+          poll: (after, waitS, signal) =>
+            actions({ ...(after !== undefined ? { after } : {}), waitMs: waitS * 1000, signal }),
+        }
+      : {}),
+  });
 }

@@ -1,11 +1,15 @@
 /** turnlog clients: send run events to `turnlog serve` over HTTP, or to a runtime in process. */
+export { type ActionsOptions, DEFAULT_ACTIONS_WAIT_S } from './actions.js';
 export { DEFAULT_MAX_SUBAGENT_DEPTH } from './client.js';
 export { DeliveryError, describeEvent, EventNotAcceptedError, type NotAcceptedKind } from './errors.js';
+export { ActionsRequestError, actionsEndpoint } from './http-actions.js';
 export { createTurnlogClient, type TurnlogClientOptions } from './http-client.js';
 export { HTTP_DEFAULTS, ingestEndpoint } from './http-transport.js';
 export { createInProcessClient } from './in-process-client.js';
 export type {
+  AnswerAction,
   ClientOptions,
+  DecisionAction,
   DeliveryCounts,
   DeliveryReport,
   EventScope,
@@ -13,6 +17,7 @@ export type {
   ScopeEvent,
   ScopeEventType,
   StartTurnOptions,
+  StopAction,
   SubagentScope,
   ToolResultOptions,
   TurnlogClient,

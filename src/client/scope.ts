@@ -5,7 +5,18 @@
  * parent's instead of opening a turn of their own.
  */
 import { randomUUID } from 'node:crypto';
-import type { EventScope, ScopeEvent, SubagentScope, ToolResultOptions, TurnScope } from './types.js';
+import type { Action } from '../actions/types.js';
+import type { TurnActionWatch } from './actions.js';
+import type {
+  AnswerAction,
+  DecisionAction,
+  EventScope,
+  ScopeEvent,
+  StopAction,
+  SubagentScope,
+  ToolResultOptions,
+  TurnScope,
+} from './types.js';
 
 export interface ScopeContext {
   /** Queues a finished event. */
@@ -15,6 +26,8 @@ export interface ScopeContext {
   maxSubagentDepth: number;
   /** Stamps `at` when the ingest may see the event later than it happened (batching). */
   now?: () => number;
+  /** Watches a turn's actions (absent: the client has no actions source). */
+  watchActions?(turnId: string): TurnActionWatch;
 }
 
 /** Types a scope logs through its own methods, and which method. */
@@ -139,6 +152,8 @@ abstract class BaseScope implements EventScope {
 }
 
 class Turn extends BaseScope implements TurnScope {
+  private watch: TurnActionWatch | undefined;
+
   answer(text: string): void {
     this.emit({ type: 'answer', text });
   }
@@ -146,7 +161,43 @@ class Turn extends BaseScope implements TurnScope {
   async end(outcome: 'ok' | 'error' | 'stopped' = 'ok'): Promise<void> {
     this.emit({ type: 'turn_ended', outcome }, `end(${outcome})`);
     this.turn.ended = true;
+    this.watch?.close();
     await this.context.endTurn(this.turnId);
+  }
+
+  onDecision(
+    ...args: [(action: DecisionAction) => void] | [string, (action: DecisionAction) => void]
+  ): () => void {
+    return this.listen('decision', 'onDecision', args);
+  }
+
+  onAnswer(...args: [(action: AnswerAction) => void] | [string, (action: AnswerAction) => void]): () => void {
+    return this.listen('answer', 'onAnswer', args);
+  }
+
+  onStop(callback: (action: StopAction) => void): () => void {
+    return this.listen('stop', 'onStop', [callback]);
+  }
+
+  private listen<A extends Action>(
+    type: A['type'],
+    method: string,
+    args: [(action: A) => void] | [string, (action: A) => void],
+  ): () => void {
+    this.assertOpen(`${method}()`);
+    const [key, callback] = args.length === 1 ? [undefined, args[0]] : args;
+    if (typeof callback !== 'function')
+      throw new TypeError(`${method}: the last argument must be a callback`);
+    if (key !== undefined && (typeof key !== 'string' || key === ''))
+      throw new TypeError(`${method}: the id to listen for must be a non-empty string`);
+    const watchActions = this.context.watchActions;
+    if (!watchActions) {
+      throw new Error(
+        `${method}: this client has no actions source (createInProcessClient needs a runtime with actions())`,
+      );
+    }
+    this.watch ??= watchActions(this.turnId);
+    return this.watch.on(type, key, callback as (action: Action) => void);
   }
 }
 

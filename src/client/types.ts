@@ -1,5 +1,7 @@
 /** The public shape of the turnlog clients (HTTP and in-process). */
+import type { Action } from '../actions/types.js';
 import type { RunEventOf, RunEventType } from '../events/schema.js';
+import type { ActionsOptions } from './actions.js';
 import type { EventNotAcceptedError } from './errors.js';
 
 /** The fields of a run event without the index signature its loose schema adds. */
@@ -84,7 +86,23 @@ export interface TurnScope extends EventScope {
    * that were not accepted (unless the client has `onRejected`).
    */
   end(outcome?: 'ok' | 'error' | 'stopped'): Promise<void>;
+  /**
+   * Calls `callback` with each `decision` on this turn's policy cards (only
+   * `requestId`'s when given), those made before the call included. Returns
+   * the unsubscribe; listening stops when the turn ends.
+   */
+  onDecision(callback: (action: DecisionAction) => void): () => void;
+  onDecision(requestId: string, callback: (action: DecisionAction) => void): () => void;
+  /** The same for `answer`s to this turn's questions (only `questionId`'s when given). */
+  onAnswer(callback: (action: AnswerAction) => void): () => void;
+  onAnswer(questionId: string, callback: (action: AnswerAction) => void): () => void;
+  /** The same for a person pressing Stop on this turn's log. */
+  onStop(callback: (action: StopAction) => void): () => void;
 }
+
+export type DecisionAction = Extract<Action, { type: 'decision' }>;
+export type AnswerAction = Extract<Action, { type: 'answer' }>;
+export type StopAction = Extract<Action, { type: 'stop' }>;
 
 export interface SubagentScope extends EventScope {
   readonly subagentId: string;
@@ -117,6 +135,12 @@ export interface TurnlogClient {
    * types); the HTTP client sends it with an `eventId` when it has none.
    */
   send(event: Record<string, unknown>): void;
+  /**
+   * People's actions (docs/http-api.md, "Actions"), oldest kept first (or
+   * after `after`): long polls, yields each action in order and moves the
+   * cursor on; ends when `signal` aborts or the client closes.
+   */
+  actions(options?: ActionsOptions): AsyncGenerator<Action>;
   /** Sends everything queued; resolves with what became of the events settled since the last report. */
   flush(): Promise<DeliveryReport>;
   /**
@@ -133,4 +157,6 @@ export interface ClientOptions {
   onRejected?: (error: EventNotAcceptedError) => void;
   /** Nesting limit of `subagent()` (the reference spec's MAX_SUBAGENT_DEPTH). Default 2. */
   maxSubagentDepth?: number;
+  /** A turn scope's actions callback threw, or its actions could not be read. Default: logged to stderr. */
+  onActionError?: (error: unknown) => void;
 }

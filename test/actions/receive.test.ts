@@ -5,10 +5,15 @@
  * nothing; what is kept is redacted; `Runtime.actions` is a long poll on the
  * runtime's clock and `onAction` sees each action once it is durable.
  */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Action, MessageIntake } from '../../src/actions/types.js';
 import { createMemoryStore } from '../../src/store/memory.js';
+import { createSqliteStore } from '../../src/store/sqlite.js';
 import { type Harness, SPACE, settle, startRuntime } from '../runtime/runtime.helpers.js';
+import { decision, startActionsRuntime } from './actions.helpers.js';
 
 const harnesses: Harness[] = [];
 afterEach(async () => {
@@ -159,5 +164,63 @@ describe('Runtime.actions and onAction', () => {
     unsubscribe();
     await h.runtime.receive(personSays(h, 'second'));
     expect(seen).toEqual([first.action]);
+  });
+});
+
+describe('Runtime.receive: a click', () => {
+  it('records the action its resolver accepts; a second click is told it was decided, and records nothing', async () => {
+    const h = await startActionsRuntime();
+    h.buttons.set('card-1 approve', decision('T1', 'r1', 'approved'));
+    const first = await h.runtime.receive(h.click('card-1', 'approve', 'i1'));
+    expect(first.status).toBe('accepted');
+    expect(first.action).toMatchObject({
+      type: 'decision',
+      turnId: 'T1',
+      requestId: 'r1',
+      decision: 'approved',
+      user: { id: 'users/1', name: 'Bob' },
+    });
+    expect(await h.runtime.receive(h.click('card-1', 'approve', 'i2'))).toEqual({
+      status: 'already-decided',
+      text: 'already decided',
+    });
+    expect((await h.runtime.actions()).actions).toEqual([first.action]);
+    await h.runtime.stop();
+  });
+});
+
+describe('the outbox at rest', () => {
+  it('keeps actions at least 24 h, and prunes older ones as new ones come', async () => {
+    const h = await start();
+    const old = await h.runtime.receive(personSays(h, 'yesterday'));
+    h.clock.increment(24 * 60 * 60 * 1000 - 60_000);
+    await h.runtime.receive(personSays(h, 'a minute short of a day later'));
+    expect((await h.runtime.actions()).actions.map((a) => a.id)).toContain(old.action?.id);
+    h.clock.increment(2 * 60_000);
+    const fresh = await h.runtime.receive(personSays(h, 'a day and a minute later'));
+    const kept = (await h.runtime.actions()).actions;
+    expect(kept.map((a) => a.id)).not.toContain(old.action?.id);
+    expect(kept.at(-1)).toEqual(fresh.action);
+  });
+
+  it('writes no unredacted text to the SQLite file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turnlog-actions-at-rest-'));
+    try {
+      const path = join(dir, 'turnlog.db');
+      const store = createSqliteStore({ path });
+      const h = await start({ store });
+      const secret = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ';
+      await h.runtime.receive(personSays(h, `my key is ${secret}`));
+      await h.runtime.stop();
+      harnesses.splice(0);
+      store.close();
+      const bytes = Buffer.concat(readdirSync(dir).map((file) => readFileSync(join(dir, file)))).toString(
+        'latin1',
+      );
+      expect(bytes).toContain('my key is');
+      expect(bytes).not.toContain(secret);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -34,6 +34,9 @@ describe('the built package', () => {
       'spaceMachine',
       'budgetMachine',
       'runtimeMachine',
+      'verifyTurnlogSignature',
+      'signTurnlogPayload',
+      'actionsEndpoint',
     ];
     const types = importInNode('turnlog', names);
     for (const name of names)

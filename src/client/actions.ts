@@ -1,0 +1,121 @@
+/**
+ * People's actions for the host, as the clients offer them (docs/library.md,
+ * "Actions"): an async iterator over a long poll (`GET /v1/actions` or
+ * `Runtime.actions`) that yields each action and moves its cursor on, and
+ * the per-turn watch behind a turn scope's `onDecision`/`onAnswer`/`onStop`.
+ */
+import type { Action } from '../actions/types.js';
+
+export interface ActionsOptions {
+  /** Start after this cursor; default: the oldest action kept. */
+  after?: string;
+  /** How long one poll waits for a new action, in seconds (≤ 30). Default 25. */
+  waitS?: number;
+  /** Ends the iteration (the loop returns; a poll in flight is aborted). */
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_ACTIONS_WAIT_S = 25;
+
+/** One long poll: the actions after `after`, waiting up to `waitS` for one. */
+export type ActionsPoll = (
+  after: string | undefined,
+  waitS: number,
+  signal: AbortSignal,
+) => Promise<{ actions: Action[]; cursor: string }>;
+
+/** Yields each action after the cursor, in order, until the signal aborts. */
+export async function* iterateActions(
+  poll: ActionsPoll,
+  options: ActionsOptions = {},
+): AsyncGenerator<Action> {
+  const waitS = options.waitS ?? DEFAULT_ACTIONS_WAIT_S;
+  if (!(waitS >= 0 && waitS <= 30))
+    throw new RangeError(`actions: waitS must be 0 to 30 seconds, got ${waitS}`);
+  const signal = options.signal ?? new AbortController().signal;
+  let after = options.after;
+  while (!signal.aborted) {
+    let page: { actions: Action[]; cursor: string };
+    try {
+      page = await poll(after, waitS, signal);
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    for (const action of page.actions) {
+      if (signal.aborted) return;
+      yield action;
+      after = action.cursor;
+    }
+    after = page.cursor;
+  }
+}
+
+type Listener = { type: Action['type']; key?: string; callback: (action: Action) => void };
+
+/** What a listener of a turn hears, by action type: decisions by requestId, answers by questionId. */
+const keyOf = (action: Action): string | undefined =>
+  action.type === 'decision' ? action.requestId : action.type === 'answer' ? action.questionId : undefined;
+
+export interface TurnActionWatch {
+  /** Calls `callback` with each action of the turn of `type` (and `key`, when given), those seen before included. */
+  on(type: Action['type'], key: string | undefined, callback: (action: Action) => void): () => void;
+  /** Stops listening (the turn ended). */
+  close(): void;
+}
+
+/**
+ * Watches one turn's actions: one iterator from the oldest kept, started by
+ * the first listener; a listener added later hears the turn's earlier
+ * actions first, so a callback registered after the click still sees it.
+ */
+export function watchTurnActions(
+  turnId: string,
+  iterate: (signal: AbortSignal) => AsyncIterable<Action>,
+  onError: (error: unknown) => void,
+): TurnActionWatch {
+  const listeners = new Set<Listener>();
+  const seen: Action[] = [];
+  const ids = new Set<string>();
+  let stop: AbortController | undefined;
+
+  const hears = (listener: Listener, action: Action) =>
+    action.type === listener.type && (listener.key === undefined || keyOf(action) === listener.key);
+  const call = (listener: Listener, action: Action) => {
+    try {
+      listener.callback(action);
+    } catch (error) {
+      onError(error);
+    }
+  };
+
+  const run = async (signal: AbortSignal) => {
+    try {
+      for await (const action of iterate(signal)) {
+        if ((action as { turnId?: string }).turnId !== turnId || ids.has(action.id)) continue;
+        ids.add(action.id);
+        seen.push(action);
+        for (const listener of [...listeners]) if (hears(listener, action)) call(listener, action);
+      }
+    } catch (error) {
+      if (!signal.aborted) onError(error);
+    }
+  };
+
+  return {
+    on(type, key, callback) {
+      const listener: Listener = { type, ...(key !== undefined ? { key } : {}), callback };
+      listeners.add(listener);
+      for (const action of seen) if (hears(listener, action)) call(listener, action);
+      if (stop === undefined) {
+        stop = new AbortController();
+        void run(stop.signal);
+      }
+      return () => void listeners.delete(listener);
+    },
+    close() {
+      stop?.abort();
+      listeners.clear();
+    },
+  };
+}
