@@ -1,7 +1,8 @@
 /**
  * The delivery machine: one must-land message outside a turn's log — a final
- * answer, a policy card, a top-level entry of a space without threads, a
- * warning. It books a terminal slot with the budget (so it never starves
+ * answer, a policy or question card, a top-level entry of a space without
+ * threads, a warning — or one must-land edit of such a message (a card
+ * showing who decided, `edit`). It books a terminal slot with the budget (so it never starves
  * behind progress edits and never breaks the rate limit), posts, waits out
  * a 429's Retry-After and tries again, and ends `delivered` or `failed`
  * (with the reason, for the dead-letter record).
@@ -9,7 +10,7 @@
  * Pure definition: the post actor and the budget messages are provided.
  */
 import { assign, setup } from 'xstate';
-import type { PostedMessage, PostRequest } from '../src/surfaces/surface.js';
+import type { EditRequest, PostedMessage, PostRequest } from '../src/surfaces/surface.js';
 import type { FundedEvent } from './budget.protocol.js';
 import { describeError, errorKind, retryAfterOf } from './errors.js';
 
@@ -25,8 +26,15 @@ export interface DeliveryInput {
    * go silent where the platform allows, so only the first one notifies.
    */
   continuation?: string[];
-  /** The turn the message belongs to (a card's turn, for the card registry). */
-  turnId?: string;
+  /** A card's turn and a question's options: recorded in the card registry once the card is posted. */
+  card?: CardRegistration;
+  /** Edit this message to show `request.frame` instead of posting a new one. */
+  edit?: { messageId: string; threadId?: string };
+}
+
+export interface CardRegistration {
+  turnId: string;
+  options?: { label: string; selectedLabel: string; value: string }[];
 }
 
 export interface DeliveryContext {
@@ -41,11 +49,28 @@ export interface DeliveryContext {
   continuation: string[];
   /** Messages posted so far (the first is the delivery's message). */
   parts: number;
+  card: CardRegistration | null;
+  edit: { messageId: string; threadId?: string } | null;
+  /** The normalised kind of the last failure (`not-found`: the message to edit is gone). */
+  errorKind: string | null;
 }
 
 export type DeliveryOutput =
-  | { status: 'delivered'; purpose: string; message: PostedMessage }
-  | { status: 'failed'; purpose: string; request: PostRequest; error: string };
+  | {
+      status: 'delivered';
+      purpose: string;
+      message: PostedMessage;
+      request: PostRequest;
+      card?: CardRegistration;
+    }
+  | {
+      status: 'failed';
+      purpose: string;
+      request: PostRequest;
+      error: string;
+      errorKind?: string;
+      edit?: { messageId: string; threadId?: string };
+    };
 
 export const deliveryMachine = setup({
   types: {
@@ -61,6 +86,7 @@ export const deliveryMachine = setup({
       attempts: context.attempts + 1,
       retryAfterMs: retryAfterOf(params.error),
       error: describeError(params.error),
+      errorKind: errorKind(params.error) ?? null,
     })),
     recordPosted: assign(({ context }, params: { message: PostedMessage }) => ({
       posted: context.posted ?? params.message,
@@ -75,6 +101,7 @@ export const deliveryMachine = setup({
     })),
   },
   guards: {
+    isEdit: ({ context }) => context.edit !== null,
     hasMoreParts: ({ context }) => context.continuation.length > 0,
     canRetryRateLimited: ({ context }, params: { error: unknown }) =>
       context.attempts + 1 < context.maxAttempts && errorKind(params.error) === 'rate-limited',
@@ -83,6 +110,7 @@ export const deliveryMachine = setup({
   },
   actors: {
     postMessage: {} as import('xstate').PromiseActorLogic<PostedMessage, PostRequest>,
+    editMessage: {} as import('xstate').PromiseActorLogic<void, EditRequest>,
   },
   delays: {
     retryAfter: ({ context }) => context.retryAfterMs,
@@ -99,12 +127,65 @@ export const deliveryMachine = setup({
     error: null,
     continuation: input.continuation ?? [],
     parts: 0,
+    card: input.card ?? null,
+    edit: input.edit ?? null,
+    errorKind: null,
   }),
   initial: 'booking',
   states: {
     booking: {
       entry: 'bookTerminalSlot',
-      on: { 'budget.funded': 'posting', 'delivery.recover': { target: 'booking', reenter: true } },
+      on: {
+        'budget.funded': [{ guard: 'isEdit', target: 'editing' }, { target: 'posting' }],
+        'delivery.recover': { target: 'booking', reenter: true },
+      },
+    },
+    /** An edit of a message already posted (a card showing its outcome); a 404 (deleted) is not retried. */
+    editing: {
+      invoke: {
+        id: 'edit',
+        src: 'editMessage',
+        input: ({ context }) => ({
+          space: context.request.space,
+          frame: context.request.frame,
+          messageId: context.edit?.messageId ?? '',
+          ...(context.edit?.threadId ? { threadId: context.edit.threadId } : {}),
+        }),
+        onDone: {
+          target: 'delivered',
+          actions: {
+            type: 'recordPosted',
+            params: ({ context }) => ({
+              message: {
+                messageId: context.edit?.messageId ?? '',
+                ...(context.edit?.threadId ? { threadId: context.edit.threadId } : {}),
+              },
+            }),
+          },
+        },
+        onError: [
+          {
+            guard: { type: 'canRetryRateLimited', params: ({ event }) => ({ error: event.error }) },
+            target: 'waiting',
+            actions: [
+              { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+              {
+                type: 'reportRateLimited',
+                params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+              },
+            ],
+          },
+          {
+            guard: { type: 'canRetry', params: ({ event }) => ({ error: event.error }) },
+            target: 'waiting',
+            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+          },
+          {
+            target: 'failed',
+            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+          },
+        ],
+      },
     },
     posting: {
       invoke: {
@@ -158,12 +239,20 @@ export const deliveryMachine = setup({
   },
   output: ({ context }): DeliveryOutput =>
     context.posted
-      ? { status: 'delivered', purpose: context.purpose, message: context.posted }
+      ? {
+          status: 'delivered',
+          purpose: context.purpose,
+          message: context.posted,
+          request: context.request,
+          ...(context.card ? { card: context.card } : {}),
+        }
       : {
           status: 'failed',
           purpose: context.purpose,
           request: context.request,
           error: context.error ?? 'unknown error',
+          ...(context.errorKind ? { errorKind: context.errorKind } : {}),
+          ...(context.edit ? { edit: context.edit } : {}),
         },
 });
 

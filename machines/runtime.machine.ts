@@ -9,10 +9,10 @@
  * Pure definition: which platforms have budgets, each space's settings and
  * the restoring of turns are provided by `createRuntimeImplementations`.
  */
-import { setup } from 'xstate';
+import { sendTo, setup } from 'xstate';
 import type { RunEvent } from '../src/events/schema.js';
 import { budgetMachine } from './budget.machine.js';
-import { spaceMachine } from './space.machine.js';
+import { type SpaceEvent, spaceMachine } from './space.machine.js';
 
 export interface RuntimeContext {
   /** Spaces with a live supervisor. */
@@ -25,6 +25,8 @@ export type RuntimeEvent =
   | { type: 'runtime.event'; event: RunEvent }
   /** After a restart: live turns from the store, grouped by space. */
   | { type: 'runtime.restore'; spaces: string[] }
+  /** Something for a space that is not a run event (a decided card): its supervisor is started if need be. */
+  | { type: 'runtime.toSpace'; space: string; event: SpaceEvent }
   | { type: `xstate.error.actor.${string}`; error?: unknown }
   | { type: `xstate.done.actor.${string}`; output?: unknown };
 
@@ -48,6 +50,10 @@ export const runtimeMachine = setup({
     restoreSpaces: (_, _params: { spaces: string[] }) => {},
     restartSpace: (_, _params: { space: string; error: unknown }) => {},
     restartBudget: (_, _params: { childId: string; error: unknown }) => {},
+    sendToSpace: sendTo(
+      (_, params: { space: string; event: SpaceEvent }) => spaceChildId(params.space),
+      (_, params: { space: string; event: SpaceEvent }) => params.event,
+    ),
   },
   guards: {
     isKnownSpace: ({ context }, params: { space: string }) => context.spaces[params.space] === true,
@@ -70,6 +76,21 @@ export const runtimeMachine = setup({
             actions: [
               { type: 'spawnSpace', params: ({ event }) => ({ space: event.event.space }) },
               { type: 'forwardToSpace', params: ({ event }) => ({ event: event.event }) },
+            ],
+          },
+        ],
+        'runtime.toSpace': [
+          {
+            guard: { type: 'isKnownSpace', params: ({ event }) => ({ space: event.space }) },
+            actions: {
+              type: 'sendToSpace',
+              params: ({ event }) => ({ space: event.space, event: event.event }),
+            },
+          },
+          {
+            actions: [
+              { type: 'spawnSpace', params: ({ event }) => ({ space: event.space }) },
+              { type: 'sendToSpace', params: ({ event }) => ({ space: event.space, event: event.event }) },
             ],
           },
         ],

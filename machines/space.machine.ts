@@ -26,7 +26,7 @@
 import { assign, sendTo, setup, stopChild } from 'xstate';
 import type { RunEvent } from '../src/events/schema.js';
 import type { DestinationKind, SpaceRoutingConfig } from '../src/routing/types.js';
-import { plainText } from '../src/surfaces/frame.js';
+import { type FrameCard, plainText } from '../src/surfaces/frame.js';
 import type { ThreadAnchor } from '../src/surfaces/surface.js';
 import { type DeliveryOutput, deliveryMachine } from './delivery.machine.js';
 import { strayLogMachine } from './stray-log.machine.js';
@@ -101,6 +101,8 @@ export type SpaceEvent =
   | { type: 'space.configure'; threadsDisabled?: boolean; dm?: boolean }
   /** The run-time settings cleared: the space's routing is the config's again. */
   | { type: 'space.reset'; routing: SpaceRoutingConfig }
+  /** Someone decided a card (src/actions/clicks.ts): edit its message to show `card` (no buttons, the outcome). */
+  | { type: 'space.cardOutcome'; messageId: string; threadId?: string; card: FrameCard }
   | { type: `xstate.done.actor.${string}`; output?: unknown }
   | { type: `xstate.error.actor.${string}`; error?: unknown };
 
@@ -202,6 +204,10 @@ export const spaceMachine = setup({
     reportCrashed: (_, _params: { turnId: string }) => {},
     /** Stamps the failure with the runtime clock's time: `withDeadLetter(context, output, now)`. */
     recordDeliveryFailure: (_, _params: { output: DeliveryOutput }) => {},
+    /** A delivered card goes in the card registry, so a click on it is understood. */
+    registerCard: (_, _params: { output: DeliveryOutput }) => {},
+    /** Edits a card's message to show its outcome, through the budget (a delivery child). */
+    deliverCardOutcome: (_, _params: { messageId: string; threadId?: string; card: FrameCard }) => {},
 
     configure: assign(({ context }, params: { threadsDisabled?: boolean; dm?: boolean }) => ({
       settings: { ...context.settings, routing: { ...context.settings.routing, ...params } },
@@ -374,6 +380,16 @@ export const spaceMachine = setup({
           // Dropped: the event stays in the run record (the store), nothing is posted.
         ],
         'space.restore': { actions: 'restoreTurns' },
+        'space.cardOutcome': {
+          actions: {
+            type: 'deliverCardOutcome',
+            params: ({ event }) => ({
+              messageId: event.messageId,
+              ...(event.threadId !== undefined ? { threadId: event.threadId } : {}),
+              card: event.card,
+            }),
+          },
+        },
         'space.reset': {
           actions: { type: 'resetRouting', params: ({ event }) => ({ routing: event.routing }) },
         },
@@ -412,6 +428,10 @@ export const spaceMachine = setup({
             actions: [
               {
                 type: 'recordDeliveryFailure',
+                params: ({ event }) => ({ output: (event as { output: DeliveryOutput }).output }),
+              },
+              {
+                type: 'registerCard',
                 params: ({ event }) => ({ output: (event as { output: DeliveryOutput }).output }),
               },
               { type: 'stopDelivery', params: ({ event }) => ({ childId: childIdOf(event.type) }) },

@@ -28,6 +28,7 @@ import {
   turnChildId,
 } from '../machines/space.machine.js';
 import type { TurnContext } from '../machines/turn.machine.js';
+import { createClickResolver } from './actions/clicks.js';
 import { type ActionPage, type ActionsPollOptions, actionIdFor, createOutbox } from './actions/outbox.js';
 import type { Action, ClickResolver, IntakeEvent, IntakeResult } from './actions/types.js';
 import { resolveWebhookSecret, startWebhookDelivery, type WebhookDelivery } from './actions/webhook.js';
@@ -351,10 +352,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     clock,
     onError: (error) => logger.error('actions outbox', { error: messageOf(error) }),
   });
-  /** What a click on a button turnlog rendered means (src/actions/clicks.ts provides the card registry's). */
-  const resolveClick: ClickResolver =
-    options.resolveClick ??
-    (async () => ({ status: 'unknown', text: 'turnlog does not know the button on this message' }));
   const webhookConfig = config.actions.webhook;
   const webhookSecret = webhookConfig ? resolveWebhookSecret(webhookConfig.secret) : undefined;
   let webhook: WebhookDelivery | undefined;
@@ -549,6 +546,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   const root = createActor(machine, { clock, inspect: onInspect });
+
+  /** Clicks on cards and on Stop (src/actions/clicks.ts): the first one wins and shows in the chat. */
+  const resolveClick: ClickResolver =
+    options.resolveClick ??
+    createClickResolver({
+      store,
+      now: () => clock.now(),
+      showOutcome: (space, event) => root.send({ type: 'runtime.toSpace', space, event }),
+      isTurnLive: (turnId) => turnActor(turnId) !== undefined,
+      requestStop: (turnId, user) => turnActor(turnId)?.send({ type: 'turn.stopRequested', user }),
+    });
   root.subscribe({ error: (error) => logger.error('runtime actor failed', { error: String(error) }) });
 
   let started = false;
@@ -739,6 +747,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async receive(event) {
       if (event.kind === 'click') {
+        await ready;
         const resolution = await resolveClick(event);
         if (resolution.status !== 'accepted') return resolution;
         const id = resolution.action.id ?? actionIdFor(event.space, `click:${event.dedupeKey}`);

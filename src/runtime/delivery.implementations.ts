@@ -1,10 +1,10 @@
 /** The delivery machine's implementations: the post through the surface, the budget's terminal slot. */
-import { raise, sendTo } from 'xstate';
+import { fromPromise, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { deliveryMachine } from '../../machines/delivery.machine.js';
 import { builtinPlatforms } from '../platforms/registry.js';
-import type { PostRequest } from '../surfaces/surface.js';
-import { postActor, rateChannel, surfaceResolver } from './posting.js';
+import type { EditRequest, PostRequest } from '../surfaces/surface.js';
+import { paceFor, postActor, rateChannel, surfaceResolver } from './posting.js';
 import type { TurnImplementationDeps } from './turn.implementations.js';
 
 export type DeliveryImplementations = Parameters<typeof deliveryMachine.provide>[0];
@@ -44,6 +44,18 @@ export function createDeliveryImplementations(deps: TurnImplementationDeps): Del
     },
     actors: {
       postMessage: postActor(surfaceFor, store),
+      editMessage: fromPromise<void, EditRequest>(async ({ input, signal, system }) => {
+        const surface = surfaceFor(input.space);
+        const { space, threadId, messageId } = input;
+        await paceFor(
+          surface,
+          'edit',
+          { space, messageId, ...(threadId ? { threadId } : {}) },
+          system._clock,
+          signal,
+        );
+        await surface.edit(input, { signal });
+      }),
     },
   };
 }

@@ -7,6 +7,7 @@ import { enqueueActions, type Snapshot } from 'xstate';
 import type { DeliveryInput } from '../../machines/delivery.machine.js';
 import {
   deliveryChildId,
+  MAX_WARNINGS,
   type SpaceContext,
   type spaceMachine,
   takeSlot,
@@ -15,7 +16,7 @@ import {
   withDeadLetter,
 } from '../../machines/space.machine.js';
 import type { TurnInput } from '../../machines/turn.machine.js';
-import type { RunEvent } from '../events/schema.js';
+import { normalizeOption, type RunEvent } from '../events/schema.js';
 import { routeEvent } from '../routing/route.js';
 import type { Destination } from '../routing/types.js';
 import type { TurnlogStore } from '../store/store.js';
@@ -142,6 +143,13 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       ? `${event.turnId}:${what}:${event.seq}`
       : undefined;
 
+  /** A card the registry could not keep: its buttons will answer "unknown"; said in the log. */
+  const cardNotRegistered = (space: string, messageId: string) => (error: unknown) =>
+    deps.onWarning?.(
+      space,
+      `card ${messageId} was posted but not registered (its buttons will not work): ${String(error)}`,
+    );
+
   return {
     actors: {
       turn: turnLogic,
@@ -232,7 +240,10 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
             ...(thread ? { thread } : {}),
             ...optionalClientId(clientIdOf(event, 'card')),
           },
-          ...(event.turnId !== undefined ? { turnId: event.turnId } : {}),
+          card: {
+            turnId: event.turnId,
+            ...(event.type === 'question' ? { options: event.options.map(normalizeOption) } : {}),
+          },
         });
         enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
         enqueue.assign(delivery.assignment);
@@ -316,8 +327,50 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           deps.onTurnEndedWithoutActor?.(context.space, params.turnId, params.outcome);
       },
       reportCrashed: ({ context }, params) => deps.onTurnCrashed?.(context.space, params.turnId),
+      deliverCardOutcome: enqueueActions(({ context, enqueue }, params) => {
+        const delivery = nextDelivery(context, {
+          purpose: `${params.card.kind} card outcome`,
+          request: { space: context.space, frame: { kind: 'card', card: params.card } },
+          edit: {
+            messageId: params.messageId,
+            ...(params.threadId !== undefined ? { threadId: params.threadId } : {}),
+          },
+        });
+        enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
+        enqueue.assign(delivery.assignment);
+      }),
+      registerCard: ({ context }, params) => {
+        const { output } = params;
+        if (output.status !== 'delivered' || output.card === undefined) return;
+        const { frame } = output.request;
+        if (frame.kind !== 'card') return;
+        const { messageId, threadId } = output.message;
+        try {
+          const stored = deps.store?.registerCard({
+            space: context.space,
+            messageId,
+            ...(threadId !== undefined ? { threadId } : {}),
+            turnId: output.card.turnId,
+            kind: frame.card.kind,
+            cardId: frame.card.id,
+            card: frame.card,
+            ...(output.card.options ? { options: output.card.options } : {}),
+            postedAt: deps.now(),
+          });
+          if (stored instanceof Promise) stored.catch(cardNotRegistered(context.space, messageId));
+        } catch (error) {
+          cardNotRegistered(context.space, messageId)(error);
+        }
+      },
       recordDeliveryFailure: enqueueActions(({ context, enqueue }, params) => {
         const { output } = params;
+        if (output.status === 'failed' && output.edit !== undefined && output.errorKind === 'not-found') {
+          // A person deleted the card: there is nothing left to show the outcome on (the action still counts).
+          const warning = `${output.purpose} not shown: message ${output.edit.messageId} was deleted`;
+          deps.onWarning?.(context.space, warning);
+          enqueue.assign({ warnings: [...context.warnings, warning].slice(-MAX_WARNINGS) });
+          return;
+        }
         if (output.status === 'failed') {
           deps.onWarning?.(context.space, `${output.purpose} not delivered: ${output.error}`);
           // Kept in the store too, so what the platform refused outlives the process.

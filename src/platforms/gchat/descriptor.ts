@@ -77,7 +77,11 @@ export const gchatPlatform: PlatformDescriptor<GchatConfig> = {
   displayName: 'Google Chat',
   spaceIdPattern: SPACE_NAME,
   spaceExample: 'gchat:spaces/AAAA',
-  capabilities: GCHAT_CAPABILITIES,
+  // Read late: importing the surface first reaches this module through render → mentions → registry,
+  // before surface.ts has defined its capabilities.
+  get capabilities() {
+    return GCHAT_CAPABILITIES;
+  },
   // 3000 writes/min per project; the 1 s channel spacing keeps a space at ≤ 60/min.
   budget: { ratePerMinute: 3000, channelSpacingMs: 1000 },
   // Google Chat counts writes per space.
