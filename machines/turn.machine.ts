@@ -143,11 +143,15 @@ export interface TurnContext {
   toolInFlight: { tool: string; since: number } | null;
   /** When the last tool result (or call) arrived (`thinking (4s since last tool)`); null before any. */
   lastToolAt: number | null;
+  /** The last policy decision logged in the turn: a turn that fails or stops after a rejection ended blocked (⛔). */
+  lastDecision?: 'approved' | 'rejected';
+  /** The log lost its thread while the turn ran (a failed thread post): it ends ⚠️ degraded, not ✅. */
+  lostThread?: boolean;
 }
 
 export type TurnEvent =
-  /** `tool`: the tool a `tool_call` entry starts. */
-  | { type: 'turn.log'; entry: TurnLogEntry; tool?: string }
+  /** `tool`: the tool a `tool_call` entry starts; `decision`: what a `policy_decision` entry decided. */
+  | { type: 'turn.log'; entry: TurnLogEntry; tool?: string; decision?: 'approved' | 'rejected' }
   | { type: 'turn.end'; outcome: TurnOutcome }
   /** Sent after restoring from a persisted snapshot: re-arms the timer of the waiting state. */
   | { type: 'turn.recover' }
@@ -198,10 +202,15 @@ const editInput = (context: TurnContext): EditInput => ({
   frame: logFrame(context),
 });
 
-/** What `appendEntry` is told: the entry, and the tool a `tool_call` starts (for the headline's `now`). */
-const entryParams = ({ event }: { event: { entry: TurnLogEntry; tool?: string } }) => ({
+/** What `appendEntry` is told: the entry, the tool a `tool_call` starts (the headline's `now`), a policy decision. */
+const entryParams = ({
+  event,
+}: {
+  event: { entry: TurnLogEntry; tool?: string; decision?: 'approved' | 'rejected' };
+}) => ({
   entry: event.entry,
   ...(event.tool !== undefined ? { tool: event.tool } : {}),
+  ...(event.decision !== undefined ? { decision: event.decision } : {}),
 });
 
 /** Common to every sending state: entries keep coming, the end is remembered. */
@@ -355,6 +364,7 @@ export const turnMachine = setup({
     degradeToTopLevel: assign(({ context }, params: { reason: string }) => ({
       anchor: null,
       degradedReason: params.reason,
+      lostThread: true,
       warnings: [...context.warnings, `log degraded to top-level: ${params.reason}`],
     })),
     warn: assign(({ context }, params: { message: string }) => ({
@@ -386,11 +396,15 @@ export const turnMachine = setup({
       context.failures < context.settings.terminalAttempts && errorKind(params.error) !== 'forbidden',
     isNotFound: (_, params: { error: unknown }) => errorKind(params.error) === 'not-found',
     isRateLimited: (_, params: { error: unknown }) => errorKind(params.error) === 'rate-limited',
+    /** Provided: the platform keeps a status for the live log (Slack) and the frame shows a tool in flight. */
+    showsLiveStatus: () => false,
   },
   actors: {
     // Provided: the platform's ChatSurface.
     postMessage: {} as import('xstate').PromiseActorLogic<PostedMessage, PostInput>,
     editMessage: {} as import('xstate').PromiseActorLogic<void, EditInput>,
+    /** Re-sends the platform status the live frame implies (Slack's assistant status), without editing. */
+    refreshStatus: {} as import('xstate').PromiseActorLogic<void, EditInput>,
   },
   delays: {
     editDebounce: ({ context }) => context.settings.editDebounceMs,
@@ -399,6 +413,8 @@ export const turnMachine = setup({
     firstPostRetry: ({ context }) => context.settings.editRetryMs * 2 ** Math.max(0, context.failures - 1),
     retryAfter: ({ context }) => context.retryAfterMs,
     budgetRetry: ({ context }) => context.budgetRetryMs,
+    /** Inside Slack's 2-minute status expiry, with room for a slow budget (docs/platforms.md). */
+    statusRefresh: 90_000,
   },
 }).createMachine({
   id: 'turn',
@@ -589,6 +605,8 @@ export const turnMachine = setup({
           on: { 'turn.recover': { target: 'retryingFirstPost', reenter: true } },
         },
         live: {
+          // A quiet turn (one long tool) sends no frames: its platform status (Slack's "is working…") is re-sent before it expires.
+          after: { statusRefresh: { guard: 'showsLiveStatus', target: 'refreshingStatus' } },
           on: {
             'turn.log': {
               target: '#turn.debouncing',
@@ -598,6 +616,52 @@ export const turnMachine = setup({
             'turn.end': {
               target: '#turn.flushing',
               actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            },
+            'turn.recover': { target: 'live', reenter: true },
+          },
+        },
+        /** The status is re-sent with a progress token, like any write; new entries or the end cut it short. */
+        refreshingStatus: {
+          initial: 'requesting',
+          on: {
+            'turn.log': {
+              target: '#turn.debouncing',
+              actions: { type: 'appendEntry', params: entryParams },
+            },
+            'turn.end': {
+              target: '#turn.flushing',
+              actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            },
+          },
+          states: {
+            requesting: {
+              entry: 'requestProgressToken',
+              on: {
+                'budget.granted': 'sending',
+                'budget.refused': {
+                  target: 'refused',
+                  actions: {
+                    type: 'recordBudgetRetry',
+                    params: ({ event }) => ({ retryInMs: event.retryInMs }),
+                  },
+                },
+                'turn.recover': { target: 'requesting', reenter: true },
+              },
+            },
+            refused: {
+              after: { budgetRetry: 'requesting' },
+              on: { 'turn.recover': { target: 'refused', reenter: true } },
+            },
+            sending: {
+              invoke: {
+                id: 'refreshStatus',
+                src: 'refreshStatus',
+                input: ({ context }) => editInput(context),
+                // Advisory: a failed refresh changes nothing; the next quiet stretch tries again.
+                onDone: '#turn.opened.live',
+                onError: '#turn.opened.live',
+              },
+              on: { 'turn.recover': '#turn.opened.live' },
             },
           },
         },

@@ -218,6 +218,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
             type: 'turn.log',
             entry,
             ...(event.type === 'tool_call' ? { tool: event.tool } : {}),
+            ...(event.type === 'policy_decision' ? { decision: event.decision } : {}),
           });
         }
       }),

@@ -79,6 +79,22 @@ const cut = (text: string, max: number): string => (text.length <= max ? text : 
 const HEADLINE_STATE: Record<TurnOutcome, FrameState> = { ok: 'done', error: 'failed', stopped: 'stopped' };
 
 /**
+ * The state an ended turn shows: ⛔ `blocked` when it failed or stopped
+ * after its last policy request was rejected (the agent was not let through),
+ * ⚠️ `degraded` when it ended well but its log lost its thread on the way (a
+ * turn that never had one — threads off, a DM without — is not degraded),
+ * else from its outcome (✅ ❌ ⏹).
+ */
+export function endedState(
+  context: Pick<TurnContext, 'outcome' | 'lostThread' | 'lastDecision'>,
+): FrameState {
+  const outcome = context.outcome ?? 'ok';
+  if (outcome !== 'ok' && context.lastDecision === 'rejected') return 'blocked';
+  if (outcome === 'ok' && context.lostThread === true) return 'degraded';
+  return HEADLINE_STATE[outcome];
+}
+
+/**
  * The headline at `now`: the state (from the outcome once the end came), the
  * elapsed clock, and what is happening — the tool in flight, else how long
  * the model has been thinking since the last tool (absent once ended, and on
@@ -87,7 +103,7 @@ const HEADLINE_STATE: Record<TurnOutcome, FrameState> = { ok: 'done', error: 'fa
 export function headlineAt(context: TurnContext, now: number, live: boolean): FrameHeadline {
   const startedAt = context.startedAt ?? now;
   const headline: FrameHeadline = {
-    state: context.outcome === null ? 'running' : HEADLINE_STATE[context.outcome],
+    state: context.outcome === null ? 'running' : endedState(context),
     title: cut(context.title, HEADLINE_TITLE_CHARS),
     elapsedMs: Math.max(0, now - startedAt),
   };
@@ -182,22 +198,25 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
 
   return {
     actions: {
-      appendEntry: assign(({ context }, params: { entry: TurnLogEntry; tool?: string }) => {
-        const at = now();
-        const role = params.entry.messageRole;
-        return {
-          log: appendEntry(logOf(context), params.entry, condenseOpts(context)),
-          appended: context.appended + 1,
-          entryCount: context.entryCount + 1,
-          startedAt: context.startedAt ?? at,
-          // A call starts the tool's clock, its result starts the model's (`thinking … since last tool`).
-          ...(role === 'tool_call'
-            ? { toolInFlight: { tool: params.tool ?? 'a tool', since: at }, lastToolAt: at }
-            : role === 'tool_result'
-              ? { toolInFlight: null, lastToolAt: at }
-              : {}),
-        };
-      }),
+      appendEntry: assign(
+        ({ context }, params: { entry: TurnLogEntry; tool?: string; decision?: 'approved' | 'rejected' }) => {
+          const at = now();
+          const role = params.entry.messageRole;
+          return {
+            log: appendEntry(logOf(context), params.entry, condenseOpts(context)),
+            appended: context.appended + 1,
+            entryCount: context.entryCount + 1,
+            startedAt: context.startedAt ?? at,
+            // A call starts the tool's clock, its result starts the model's (`thinking … since last tool`).
+            ...(role === 'tool_call'
+              ? { toolInFlight: { tool: params.tool ?? 'a tool', since: at }, lastToolAt: at }
+              : role === 'tool_result'
+                ? { toolInFlight: null, lastToolAt: at }
+                : {}),
+            ...(params.decision === undefined ? {} : { lastDecision: params.decision }),
+          };
+        },
+      ),
       prepareFrame: assign(({ context }) => {
         const result = renderTurnLog(logOf(context), condenseOpts(context));
         const at = now();
@@ -277,6 +296,18 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
           )
         : () => {},
     },
+    guards: {
+      // Only a surface that keeps a status (Slack), for a threaded log with a tool in flight, spends a token on it.
+      showsLiveStatus: ({ context }) => {
+        const surface = surfaceFor(context.space);
+        return (
+          surface.setStatus !== undefined &&
+          (surface as { statusUnsupported?: string }).statusUnsupported === undefined &&
+          context.current?.threadId !== undefined &&
+          context.toolInFlight !== null
+        );
+      },
+    },
     actors: {
       postMessage: fromPromise<PostedMessage, PostRequest>(async ({ input, signal, system }) => {
         const surface = surfaceFor(input.space);
@@ -306,6 +337,11 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         await surface.edit(input, { signal });
         if (input.threadId !== undefined)
           await showStatus(surface, input.space, input.threadId, input.frame, signal);
+      }),
+      // The surface re-sends a status only once its refresh is due (src/platforms/slack/assistant-status.ts).
+      refreshStatus: fromPromise<void, EditRequest>(async ({ input, signal }) => {
+        if (input.threadId === undefined) return;
+        await showStatus(surfaceFor(input.space), input.space, input.threadId, input.frame, signal);
       }),
     },
   };

@@ -11,8 +11,13 @@
  */
 import type { TurnLogEntryKind } from '../turnlog/types.js';
 
-/** The state a log message shows in its headline (and its colour, where the platform has one). */
-export type FrameState = 'running' | 'done' | 'failed' | 'stopped';
+/**
+ * The state a log message shows in its headline (and its colour, where the
+ * platform has one). Ended: `done` ✅, `failed` ❌, `stopped` ⏹, `blocked` ⛔
+ * (it failed or stopped after a policy request was rejected), `degraded` ⚠️
+ * (it ended well, but its log could not stay in its thread).
+ */
+export type FrameState = 'running' | 'done' | 'failed' | 'stopped' | 'blocked' | 'degraded';
 
 /** A log line's outcome: a tool call is `pending` until its result completes it. */
 export type LineStatus = 'pending' | 'ok' | 'failed';
@@ -102,7 +107,14 @@ export function proseFrame(markdown: string): SurfaceFrame {
   return { kind: 'prose', markdown };
 }
 
-const HEADLINE_ICON: Record<FrameState, string> = { running: '⏳', done: '✅', failed: '❌', stopped: '⏹' };
+const HEADLINE_ICON: Record<FrameState, string> = {
+  running: '⏳',
+  done: '✅',
+  failed: '❌',
+  stopped: '⏹',
+  blocked: '⛔',
+  degraded: '⚠️',
+};
 
 /** `3m 04s`, `12s`, `1h 02m`: a headline's elapsed time. */
 export function formatElapsed(ms: number): string {

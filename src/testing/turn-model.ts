@@ -871,6 +871,17 @@ export function turnRolloverTransitionKeys(): string[] {
   );
 }
 
+/**
+ * The transitions only a platform that keeps a live status under the thread
+ * (Slack's assistant status) takes: the model runs on surfaces without one.
+ * test/e2e/slack/status.test.ts covers them.
+ */
+export function turnStatusRefreshTransitionKeys(): string[] {
+  return turnMachineTransitionKeys().filter(
+    (key) => key.includes('refreshingStatus') || key.includes('[showsLiveStatus]'),
+  );
+}
+
 /** Every state node of the turn machine (ids like `turn.debouncing.waiting`). */
 export function turnMachineStateIds(): string[] {
   return collectNodes(turnMachine.root).map((node) => node.id);

@@ -71,6 +71,8 @@ export const STATE_COLORS: Readonly<Record<FrameState, number>> = {
   done: 0x57f287,
   failed: 0xed4245,
   stopped: 0x95a5a6,
+  blocked: 0xed4245,
+  degraded: 0xfee75c,
 };
 
 const STATE_LABELS: Readonly<Record<FrameState, string>> = {
@@ -78,6 +80,8 @@ const STATE_LABELS: Readonly<Record<FrameState, string>> = {
   done: '✅ Done',
   failed: '❌ Failed',
   stopped: '⏹️ Stopped',
+  blocked: '⛔ Blocked',
+  degraded: '⚠️ Degraded',
 };
 
 const CARD_COLOR = 0xfee75c;

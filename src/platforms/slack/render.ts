@@ -10,7 +10,7 @@
  *   chat.update, so the thread jumps; rich_text does not fold. Log lines are
  *   literal text elements (no mrkdwn, so no mention can form), and the tool
  *   in flight is shown as `rich_text_preformatted`, clipped. An empty live
- *   log is the 👀 ack card. Terminal frames carry ✅ ❌ ⏹ (⛔ ⚠️ on request)
+ *   log is the 👀 ack card. Terminal frames carry ✅ ❌ ⏹ ⛔ (blocked) or ⚠️ (degraded)
  *   and the total time.
  * - `logStyle: 'plan'`: the log as a native `plan` block of `task_card`s
  *   (https://docs.slack.dev/reference/block-kit/blocks/plan-block).
@@ -35,16 +35,11 @@ type TaskCardBlock = types.TaskCardBlock;
 
 export type SlackLogStyle = 'card' | 'plan';
 
-/** A terminal mark beyond the frame's state: ⛔ a turn refused or cut off, ⚠️ one that ended degraded. */
-export type TerminalMark = 'refused' | 'degraded';
-
 export interface SlackRenderOptions {
   /** Which live frame this is (0, 1, 2 …): the spinner moves one glyph per frame. */
   spinnerStep?: number;
   /** Default `card`. */
   logStyle?: SlackLogStyle;
-  /** Overrides the terminal glyph of an ended log. */
-  terminalMark?: TerminalMark;
 }
 
 /** What chat.postMessage / chat.update send: `text` always (the notification fallback), `blocks` when structured. */
@@ -58,11 +53,11 @@ const STATUS_MARKS: Record<NonNullable<FrameLine['status']>, string> = { ...LINE
 
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
 export const ACK_GLYPH = '👀';
-export const TERMINAL_GLYPHS: Readonly<Record<Exclude<FrameState, 'running'> | TerminalMark, string>> = {
+export const TERMINAL_GLYPHS: Readonly<Record<Exclude<FrameState, 'running'>, string>> = {
   done: '✅',
   failed: '❌',
   stopped: '⏹',
-  refused: '⛔',
+  blocked: '⛔',
   degraded: '⚠️',
 };
 
@@ -89,7 +84,7 @@ export function headlineMrkdwn(headline: FrameHeadline, opts: SlackRenderOptions
       SLACK_LIMITS.maxTextElementChars,
     );
   }
-  const glyph = TERMINAL_GLYPHS[opts.terminalMark ?? headline.state];
+  const glyph = TERMINAL_GLYPHS[headline.state];
   return clip(`${glyph} ${title} · ${formatElapsed(headline.elapsedMs)}`, SLACK_LIMITS.maxTextElementChars);
 }
 

@@ -114,6 +114,44 @@ describe('slack E2E: errors', () => {
   });
 });
 
+describe('slack E2E: terminal states ⛔ and ⚠️', () => {
+  it('a turn that fails after its policy request was rejected ends ⛔ blocked', async () => {
+    await startedTurn();
+    e!.send({ type: 'policy_request', turnId: 'T1', requestId: 'p1', command: 'rm', args: ['-rf', 'build'] });
+    e!.send({ type: 'policy_decision', turnId: 'T1', requestId: 'p1', decision: 'rejected', command: 'rm' });
+    await e!.advance(1500);
+    e!.send({ type: 'turn_ended', turnId: 'T1', outcome: 'error' });
+    await e!.advance(1500);
+    const card = e!.messages().find((m) => m.id === landed(e!.creates())[0]?.messageId);
+    expect(card?.text).toMatch(/^⛔ \*/);
+  });
+
+  it('the same failure without a rejection ends ❌; an approval does not block', async () => {
+    await startedTurn();
+    e!.send({ type: 'policy_decision', turnId: 'T1', requestId: 'p1', decision: 'rejected', command: 'rm' });
+    e!.send({ type: 'policy_decision', turnId: 'T1', requestId: 'p2', decision: 'approved', command: 'ls' });
+    e!.send({ type: 'turn_ended', turnId: 'T1', outcome: 'error' });
+    await e!.advance(1500);
+    const card = e!.messages().find((m) => m.id === landed(e!.creates())[0]?.messageId);
+    expect(card?.text).toMatch(/^❌ \*/);
+  });
+
+  it('a turn whose log lost its thread (the thread post failing) ends ⚠️ degraded, not ✅', async () => {
+    e = await startSlackE2E();
+    await e.faults([{ op: 'create', status: 500, times: 3 }]);
+    await e.userMessage('u1');
+    e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
+    e.send(tool('c1', 'one.ts'));
+    await e.advance(5000);
+    e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await e.advance(3000);
+    expect(e.runtime.turn('T1')).toMatchObject({ state: 'ended', degraded: true });
+    const log = landed(e.creates()).at(-1);
+    expect(log?.thread ?? null).toBeNull();
+    expect(e.messages().find((m) => m.id === log?.messageId)?.text).toMatch(/^⚠️ \*/);
+  });
+});
+
 const HOSTILE = '<!channel> <!here> <!everyone> <@U0123ABCD> <!subteam^S0TEAM|@team> & <b> >';
 const SECRET = 'xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx';
 

@@ -34,6 +34,34 @@ describe('slack E2E: assistant status', () => {
     expect(all[1]).toMatchObject({ thread: root.messageId });
   });
 
+  it('a quiet turn (one long tool) re-sends its status before Slack’s 2-minute expiry, and clears it at the end', async () => {
+    e = await startSlackE2E();
+    await e.userMessage('u1');
+    e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
+    e.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Bash', input: { command: 'npm test' } });
+    await e.advance(1500);
+    // Five quiet minutes: no event, no frame.
+    await e.advance(300_000);
+    const set = e.calls().filter((c) => c.path === '/api/assistant.threads.setStatus');
+    expect(set.length).toBeGreaterThanOrEqual(4);
+    expect(set.every((c) => c.details?.status === 'running Bash(npm test)')).toBe(true);
+    // Each refresh came while the thread still showed the status: it never expired.
+    expect(set.slice(1).map((c) => c.details?.previous)).toEqual(
+      set.slice(1).map(() => 'running Bash(npm test)'),
+    );
+    const gaps = set.slice(1).map((c, i) => c.at - set[i]!.at);
+    expect(Math.max(...gaps)).toBeLessThan(120_000);
+    // Refreshing the status is not an edit of the card.
+    expect(e.updates()).toEqual([]);
+    e.send({ type: 'tool_result', turnId: 'T1', callId: 'c1', tool: 'Bash', ok: true, output: 'ok' });
+    e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await e.advance(3000);
+    expect(statuses().at(-1)).toBe('');
+    const after = statuses().length;
+    await e.advance(200_000);
+    expect(statuses()).toHaveLength(after);
+  });
+
   it('a workspace without the agent UI is asked once, and the turn is unaffected', async () => {
     e = await startSlackE2E({ emulator: { assistantStatus: 'missing_scope' } });
     await e.userMessage('u1');

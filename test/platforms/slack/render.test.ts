@@ -15,7 +15,7 @@ import {
   type SlackMessage,
   SPINNER,
 } from '../../../src/platforms/slack/render.js';
-import type { FrameLine, SurfaceFrame } from '../../../src/surfaces/frame.js';
+import type { FrameLine, FrameState, SurfaceFrame } from '../../../src/surfaces/frame.js';
 
 const line = (text: string, extra: Partial<FrameLine> = {}): FrameLine => ({
   kind: 'tool',
@@ -127,7 +127,7 @@ describe('renderFrame — live log card', () => {
   });
 
   it('ends with the outcome glyph and the total time, without the activity or a suffix', () => {
-    const ended = (state: 'done' | 'failed' | 'stopped') =>
+    const ended = (state: Exclude<FrameState, 'running'>) =>
       renderFrame({
         kind: 'log',
         headline: { state, title: 'Fix the build', elapsedMs: 65_000 },
@@ -138,13 +138,8 @@ describe('renderFrame — live log card', () => {
     expect(ended('stopped').text).toBe('⏹ *Fix the build* · 1m 05s');
     const body = ended('done').blocks?.[1] as { elements: { type: string }[] };
     expect(body.elements.map((element) => element.type)).toEqual(['rich_text_section']);
-    const frame: SurfaceFrame = {
-      kind: 'log',
-      headline: { state: 'failed', title: 't', elapsedMs: 1000 },
-      lines: [],
-    };
-    expect(renderFrame(frame, { terminalMark: 'refused' }).text).toBe('⛔ *t* · 1s');
-    expect(renderFrame(frame, { terminalMark: 'degraded' }).text).toBe('⚠️ *t* · 1s');
+    expect(ended('blocked').text).toBe('⛔ *Fix the build* · 1m 05s');
+    expect(ended('degraded').text).toBe('⚠️ *Fix the build* · 1m 05s');
   });
 });
 
