@@ -117,6 +117,8 @@ export interface DiscordGateway {
   sessions(): GatewaySessionView[];
   /** Open WebSocket connections. */
   connections(): number;
+  /** The network drops every connection (no close frame): sessions stay resumable. */
+  drop(): void;
 }
 
 interface Session {
@@ -523,6 +525,9 @@ export function createDiscordGateway(opts: DiscordGatewayOptions = {}): DiscordG
         heartbeats: session.heartbeats,
       })),
     connections: () => connections.size,
+    drop() {
+      for (const connection of connections) connection.socket.terminate();
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * The Discord PlatformHandler: routes `/api/v10/…` onto the emulator's store,
- * posts a person's messages for `/_emulator/inbound`, and words the core's
+ * posts a person's messages for `/_emulator/inbound` (and dispatches them on
+ * the gateway), presses buttons for `/_emulator/click`, and words the core's
  * errors (faults, 429s, unknown routes) Discord's way.
  */
 import {

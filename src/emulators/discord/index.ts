@@ -1,6 +1,8 @@
 /**
  * The Discord emulator: a loopback server speaking the subset of the Discord
- * v10 REST API turnlog uses, for the official client unmodified:
+ * v10 REST API turnlog uses, and a minimal Gateway v10 on the same port
+ * (gateway.ts: what discord.js's `Client` needs to receive messages and
+ * button presses), for the official clients unmodified:
  *
  * ```ts
  * const emulator = await startDiscordEmulator();
@@ -69,6 +71,8 @@ export interface DiscordEmulator extends EmulatorServer {
     /** Open WebSocket connections. */
     connections(): number;
     sessions(): GatewaySessionView[];
+    /** The network drops every connection (no close frame): a client resumes and gets what it missed. */
+    drop(): void;
   };
 }
 
@@ -95,6 +99,7 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
       url: handler.gateway.url()!,
       connections: () => handler.gateway.connections(),
       sessions: () => handler.gateway.sessions(),
+      drop: () => handler.gateway.drop(),
     },
     archiveThread(threadId) {
       const thread = context.store.getThread(threadId);

@@ -181,6 +181,32 @@ describe('Discord gateway intake', () => {
     expect(callback?.details).toMatchObject({ ephemeral: press?.result.status !== 'accepted' });
   });
 
+  it('a press in a DM names the DM channel as the space, with no thread', async () => {
+    const { e, seen, click } = await setUp();
+    const res = await fetch(`${e.emulator.url}/api/v10/channels/${DM}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        content: 'Stop?',
+        components: [{ type: 1, components: [{ type: 2, style: 4, label: 'Stop', custom_id: 'stop' }] }],
+      }),
+    });
+    const card = (await res.json()) as { id: string };
+    expect(await click({ messageId: card.id, action: 'stop' })).toMatchObject({
+      delivered: true,
+      status: 204,
+    });
+    const press = seen.find((s) => s.event.kind === 'click');
+    expect(press?.event).toMatchObject({
+      kind: 'click',
+      space: `discord:${DM}`,
+      messageId: card.id,
+      action: 'stop',
+      user: { id: PERSON },
+    });
+    expect(press?.event).not.toHaveProperty('threadId');
+  });
+
   it('an accepted press is acknowledged with a deferred update (no reply); a refused one gets its text, ephemeral', async () => {
     const verdicts: IntakeResult[] = [
       { status: 'accepted' },

@@ -365,6 +365,23 @@ describe('discord emulator: the gateway', () => {
     );
   });
 
+  it('after a dropped connection discord.js resumes its session and gets the message it missed', async () => {
+    const h = await harness();
+    const client = await connect(h);
+    const seen: Message[] = [];
+    client.on(Events.MessageCreate, (message) => seen.push(message));
+    const [before] = h.emulator.gateway.sessions();
+    const resumed = new Promise<void>((resolve) => client.once(Events.ShardResume, () => resolve()));
+    h.emulator.gateway.drop();
+    await vi.waitFor(() => expect(h.emulator.gateway.sessions()[0]?.connected).toBe(false));
+    const missed = await personSays(h, { space: CHANNEL, text: 'said during the outage' });
+    await resumed;
+    await vi.waitFor(() => expect(seen.map((m) => m.id)).toEqual([missed.messageId]), { timeout: 10_000 });
+    expect(h.emulator.gateway.sessions()).toEqual([
+      expect.objectContaining({ sessionId: before?.sessionId, connected: true }),
+    ]);
+  });
+
   it('compress=zlib-stream: every payload is a deflate chunk ending in a sync flush', async () => {
     const h = await harness();
     const socket = new WebSocket(`${h.emulator.gateway.url}?v=10&encoding=json&compress=zlib-stream`);
