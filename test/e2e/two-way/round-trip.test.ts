@@ -114,26 +114,29 @@ describe.each(PLATFORM_SETUPS)('two-way on $id', (setup) => {
     const card = await messageWhere(platform, (m) => buttonsOf(m).length === 2, 'policy card');
     expect(card.thread).not.toBeNull();
 
-    const clicked = await platform.click(card.id, 'approve', 'alice');
-    expect(clicked.delivered).toBe(true);
+    // Two people press at once (both see the buttons): the first wins, the other is told it was decided.
+    const [alice, bob] = await Promise.all([
+      platform.click(card.id, 'approve', 'alice'),
+      platform.click(card.id, 'reject', 'bob'),
+    ]);
+    expect(alice.delivered && bob.delivered).toBe(true);
     const decision = await host.next('decision');
-    expect(decision).toMatchObject({ turnId: 'T1', requestId: 'p1', decision: 'approved' });
+    expect(decision).toMatchObject({ turnId: 'T1', requestId: 'p1' });
+    const loser = decision.decision === 'approved' ? bob : alice;
+    expect(loser.reply ?? '').toMatch(/already/i);
 
     // The card now says who decided, and has no buttons left.
     await vi.waitFor(
       async () => {
         const now = (await platform.messages()).find((m) => m.id === card.id);
         expect(buttonsOf(now as EmulatedMessage)).toEqual([]);
-        expect(now?.text).toMatch(/approved by/i);
+        expect(now?.text).toMatch(new RegExp(`${decision.decision} by`, 'i'));
       },
       { timeout: 20_000, interval: 50 },
     );
-    // A second click is told it was already decided; no second decision reaches the host.
-    const again = await platform.click(card.id, 'reject', 'bob');
-    expect(again.reply ?? '').toMatch(/already/i);
 
     await host.events(
-      { type: 'policy_decision', turnId: 'T1', requestId: 'p1', decision: 'approved' },
+      { type: 'policy_decision', turnId: 'T1', requestId: 'p1', decision: decision.decision },
       { type: 'answer', turnId: 'T1', text: 'Cleaned the build directory.' },
       { type: 'turn_ended', turnId: 'T1', outcome: 'ok' },
     );
