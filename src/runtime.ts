@@ -28,6 +28,8 @@ import {
   turnChildId,
 } from '../machines/space.machine.js';
 import type { TurnContext } from '../machines/turn.machine.js';
+import type { ChannelBackend } from './adapter/channel-adapter.js';
+import { createRuntimeBackend } from './adapter/runtime-backend.js';
 import { createClickResolver } from './actions/clicks.js';
 import { type ActionPage, type ActionsPollOptions, actionIdFor, createOutbox } from './actions/outbox.js';
 import type { Action, ClickResolver, IntakeEvent, IntakeResult } from './actions/types.js';
@@ -168,6 +170,12 @@ export interface Runtime {
   stop(opts?: StopOptions): Promise<{ flushed: boolean }>;
   /** The root actor (for inspection and tests). */
   readonly actor: AnyActorRef;
+  /**
+   * What the channel adapter (src/adapter/) writes and reads through: posts,
+   * edits and cards as deliveries of their space (budgeted, redacted), the
+   * outbox as a stream of actions.
+   */
+  readonly channel: ChannelBackend;
 }
 
 const consoleLogger: RuntimeLogger = {
@@ -371,6 +379,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       onWarning: (space, message) => logger.warn(message, { space }),
       onTurnCrashed: (space, turnId) => finishCrashedTurn(space, turnId),
       onTurnEndedWithoutActor: (_space, turnId, outcome) => endCrashedTurn(turnId, outcome),
+      onHostWrite: (ticket, output) => channel.settle(ticket, output),
     }),
   );
   const budgetLogic = budgetMachine.provide(createBudgetImplementations({ now: () => clock.now() }));
@@ -546,6 +555,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   const root = createActor(machine, { clock, inspect: onInspect });
+
+  const channel = createRuntimeBackend({
+    deliver: (space, delivery) =>
+      root.send({ type: 'runtime.toSpace', space, event: { type: 'space.hostWrite', delivery } }),
+    actions: (options) => outbox.poll(options),
+    surfaceOf(space) {
+      const platform = registry.forSpace(space).id;
+      const surface = surfaces[platform];
+      if (!surface) throw new Error(`no ${platform} surface is configured (for ${space})`);
+      return surface;
+    },
+  });
 
   /** Clicks on cards and on Stop (src/actions/clicks.ts): the first one wins and shows in the chat. */
   const resolveClick: ClickResolver =
@@ -785,6 +806,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       });
       return { status: duplicate ? 'duplicate' : 'accepted', action };
     },
+    channel,
     actions: (options) => outbox.poll(options),
     onAction: (listener) => outbox.subscribe(listener),
     turn(turnId) {
@@ -831,6 +853,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await ready;
       const flushed = opts.flush ? await flushAll(opts.timeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS) : true;
       await webhook?.stop();
+      channel.close();
       root.stop();
       return { flushed };
     },

@@ -44,7 +44,9 @@ export interface ChannelBackend {
 }
 
 export interface ChannelAdapterOptions {
-  backend: ChannelBackend;
+  /** Where the adapter reads and writes: a runtime (`createRuntime`, or `turnlog serve`'s `serve.runtime`), or a backend of your own. */
+  runtime?: { readonly channel: ChannelBackend };
+  backend?: ChannelBackend;
   /** Resume the outbox after this cursor (the host keeps the last one it handled). */
   after?: string;
   /** Called with each action's cursor once the host's `onInbound` returned for it. */
@@ -64,7 +66,9 @@ const HOST_IDS_KEPT = 1000;
 type QuestionOption = string | { label: string; selectedLabel?: string; value?: string };
 
 export function createChannelAdapter(platform: string, opts: ChannelAdapterOptions): ChannelAdapter {
-  const { backend } = opts;
+  const given = opts.backend ?? opts.runtime?.channel;
+  if (!given) throw new TypeError('createChannelAdapter: pass {runtime} (a turnlog runtime) or {backend}');
+  const backend: ChannelBackend = given;
   let setupDone: ChannelSetup | undefined;
   let conversations = new Map<string, ConversationConfig>();
   let abort: AbortController | undefined;
