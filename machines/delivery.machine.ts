@@ -30,6 +30,8 @@ export interface DeliveryInput {
   card?: CardRegistration;
   /** Edit this message to show `request.frame` instead of posting a new one. */
   edit?: { messageId: string; threadId?: string };
+  /** Echoed in the output: who asked for this delivery waits on it (a host's post through the channel adapter). */
+  ticket?: string;
 }
 
 export interface CardRegistration {
@@ -53,6 +55,7 @@ export interface DeliveryContext {
   edit: { messageId: string; threadId?: string } | null;
   /** The normalised kind of the last failure (`not-found`: the message to edit is gone). */
   errorKind: string | null;
+  ticket: string | null;
 }
 
 export type DeliveryOutput =
@@ -62,6 +65,7 @@ export type DeliveryOutput =
       message: PostedMessage;
       request: PostRequest;
       card?: CardRegistration;
+      ticket?: string;
     }
   | {
       status: 'failed';
@@ -70,6 +74,7 @@ export type DeliveryOutput =
       error: string;
       errorKind?: string;
       edit?: { messageId: string; threadId?: string };
+      ticket?: string;
     };
 
 export const deliveryMachine = setup({
@@ -129,6 +134,7 @@ export const deliveryMachine = setup({
     parts: 0,
     card: input.card ?? null,
     edit: input.edit ?? null,
+    ticket: input.ticket ?? null,
     errorKind: null,
   }),
   initial: 'booking',
@@ -245,6 +251,7 @@ export const deliveryMachine = setup({
           message: context.posted,
           request: context.request,
           ...(context.card ? { card: context.card } : {}),
+          ...(context.ticket !== null ? { ticket: context.ticket } : {}),
         }
       : {
           status: 'failed',
@@ -253,6 +260,7 @@ export const deliveryMachine = setup({
           error: context.error ?? 'unknown error',
           ...(context.errorKind ? { errorKind: context.errorKind } : {}),
           ...(context.edit ? { edit: context.edit } : {}),
+          ...(context.ticket !== null ? { ticket: context.ticket } : {}),
         },
 });
 

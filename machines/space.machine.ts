@@ -28,7 +28,7 @@ import type { RunEvent } from '../src/events/schema.js';
 import type { DestinationKind, SpaceRoutingConfig } from '../src/routing/types.js';
 import { type FrameCard, plainText } from '../src/surfaces/frame.js';
 import type { ThreadAnchor } from '../src/surfaces/surface.js';
-import { type DeliveryOutput, deliveryMachine } from './delivery.machine.js';
+import { type DeliveryInput, type DeliveryOutput, deliveryMachine } from './delivery.machine.js';
 import { strayLogMachine } from './stray-log.machine.js';
 import { type TurnSettings, turnMachine } from './turn.machine.js';
 
@@ -111,8 +111,15 @@ export type SpaceEvent =
   | { type: 'space.reset'; routing: SpaceRoutingConfig }
   /** Someone decided a card (src/actions/clicks.ts): edit its message to show `card` (no buttons, the outcome). */
   | { type: 'space.cardOutcome'; messageId: string; threadId?: string; card: FrameCard }
+  /** The host writes through its channel adapter (src/adapter/): one must-land post or edit, its output told by `ticket`. */
+  | { type: 'space.hostWrite'; delivery: HostDelivery }
   | { type: `xstate.done.actor.${string}`; output?: unknown }
   | { type: `xstate.error.actor.${string}`; error?: unknown };
+
+/** A host's write through the channel adapter: a delivery with a ticket its caller waits on. */
+export type HostDelivery = Pick<DeliveryInput, 'request' | 'purpose' | 'edit' | 'card' | 'continuation'> & {
+  ticket: string;
+};
 
 /** Bounded lists in context: a space lives for the life of the process. */
 export const MAX_WARNINGS = 100;
@@ -215,6 +222,10 @@ export const spaceMachine = setup({
     recordDeliveryFailure: (_, _params: { output: DeliveryOutput }) => {},
     /** A delivered card goes in the card registry, so a click on it is understood. */
     registerCard: (_, _params: { output: DeliveryOutput }) => {},
+    /** A host's write (a delivery with a ticket) is done: its caller hears how it went. */
+    settleHostWrite: (_, _params: { output: DeliveryOutput }) => {},
+    /** Spawns a delivery for a host's write (the channel adapter), through the budget like every delivery. */
+    deliverForHost: (_, _params: { delivery: HostDelivery }) => {},
     /** Edits a card's message to show its outcome, through the budget (a delivery child). */
     deliverCardOutcome: (_, _params: { messageId: string; threadId?: string; card: FrameCard }) => {},
 
@@ -392,6 +403,9 @@ export const spaceMachine = setup({
           actions: { type: 'forwardEntries', params: ({ event }) => ({ events: event.events }) },
         },
         'space.restore': { actions: 'restoreTurns' },
+        'space.hostWrite': {
+          actions: { type: 'deliverForHost', params: ({ event }) => ({ delivery: event.delivery }) },
+        },
         'space.cardOutcome': {
           actions: {
             type: 'deliverCardOutcome',
@@ -444,6 +458,10 @@ export const spaceMachine = setup({
               },
               {
                 type: 'registerCard',
+                params: ({ event }) => ({ output: (event as { output: DeliveryOutput }).output }),
+              },
+              {
+                type: 'settleHostWrite',
                 params: ({ event }) => ({ output: (event as { output: DeliveryOutput }).output }),
               },
               { type: 'stopDelivery', params: ({ event }) => ({ childId: childIdOf(event.type) }) },

@@ -35,6 +35,8 @@ import { createClickResolver } from './actions/clicks.js';
 import { type ActionPage, type ActionsPollOptions, actionIdFor, createOutbox } from './actions/outbox.js';
 import type { Action, ClickResolver, IntakeEvent, IntakeResult } from './actions/types.js';
 import { resolveWebhookSecret, startWebhookDelivery, type WebhookDelivery } from './actions/webhook.js';
+import type { ChannelBackend } from './adapter/channel-adapter.js';
+import { createRuntimeBackend } from './adapter/runtime-backend.js';
 import { budgetDefaults } from './budget/config.js';
 import { createBudgetImplementations } from './budget/implementations.js';
 import { type Clock, systemClock } from './clock.js';
@@ -181,6 +183,12 @@ export interface Runtime {
   stop(opts?: StopOptions): Promise<{ flushed: boolean }>;
   /** The root actor (for inspection and tests). */
   readonly actor: AnyActorRef;
+  /**
+   * What the channel adapter (src/adapter/) writes and reads through: posts,
+   * edits and cards as deliveries of their space (budgeted, redacted), the
+   * outbox as a stream of actions.
+   */
+  readonly channel: ChannelBackend;
 }
 
 const consoleLogger: RuntimeLogger = {
@@ -366,7 +374,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     clock,
     onError: (error) => logger.error('actions outbox', { error: messageOf(error) }),
   });
-  /** What a click on a button turnlog rendered means (src/actions/clicks.ts provides the card registry's). */
   const webhookConfig = config.actions.webhook;
   const webhookSecret = webhookConfig ? resolveWebhookSecret(webhookConfig.secret) : undefined;
   let webhook: WebhookDelivery | undefined;
@@ -387,6 +394,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       onWarning: (space, message) => logger.warn(message, { space }),
       onTurnCrashed: (space, turnId) => finishCrashedTurn(space, turnId),
       onTurnEndedWithoutActor: (_space, turnId, outcome) => endCrashedTurn(turnId, outcome),
+      onHostWrite: (ticket, output) => channel.settle(ticket, output),
     }),
   );
   const budgetLogic = budgetMachine.provide(createBudgetImplementations({ now: () => clock.now() }));
@@ -597,6 +605,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // Inspection costs on every event of every actor: on only when asked (`inspect`, or TURNLOG_INSPECT).
   const inspect = options.inspect ?? createInspector();
   const root = createActor(machine, { clock, ...(inspect ? { inspect } : {}) });
+
+  const channel = createRuntimeBackend({
+    deliver: (space, delivery) =>
+      root.send({ type: 'runtime.toSpace', space, event: { type: 'space.hostWrite', delivery } }),
+    actions: (options) => outbox.poll(options),
+    surfaceOf(space) {
+      const platform = registry.forSpace(space).id;
+      const surface = surfaces[platform];
+      if (!surface) throw new Error(`no ${platform} surface is configured (for ${space})`);
+      return surface;
+    },
+  });
 
   /** Clicks on cards and on Stop (src/actions/clicks.ts): the first one wins and shows in the chat. */
   const resolveClick: ClickResolver =
@@ -890,6 +910,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       });
       return { status: duplicate ? 'duplicate' : 'accepted', action };
     },
+    channel,
     actions: (options) => outbox.poll(options),
     onAction: (listener) => outbox.subscribe(listener),
     turn(turnId) {
@@ -938,6 +959,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const flushed = opts.flush ? await flushAll(opts.timeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS) : true;
       writeDirtyTurns();
       await webhook?.stop();
+      channel.close();
       root.stop();
       return { flushed };
     },

@@ -4,7 +4,7 @@
  * deliveries (answers, cards, top-level entries) and the anchors it persists.
  */
 import { enqueueActions, type Snapshot } from 'xstate';
-import type { DeliveryInput } from '../../machines/delivery.machine.js';
+import type { DeliveryInput, DeliveryOutput } from '../../machines/delivery.machine.js';
 import {
   deliveryChildId,
   MAX_WARNINGS,
@@ -48,6 +48,8 @@ export interface SpaceImplementationDeps extends TurnImplementationDeps {
   onTurnEndedWithoutActor?: (space: string, turnId: string, outcome: 'ok' | 'error' | 'stopped') => void;
   /** Every snapshot a turn actor makes (the runtime persists live turns from it). */
   onTurnSnapshot?: SnapshotListener;
+  /** A host's write (the channel adapter) is done, delivered or failed: its caller waits on `ticket`. */
+  onHostWrite?: (ticket: string, output: DeliveryOutput) => void;
 }
 
 export type SpaceImplementations = Parameters<typeof spaceMachine.provide>[0];
@@ -383,6 +385,14 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           deps.onTurnEndedWithoutActor?.(context.space, params.turnId, params.outcome);
       },
       reportCrashed: ({ context }, params) => deps.onTurnCrashed?.(context.space, params.turnId),
+      deliverForHost: enqueueActions(({ context, enqueue }, params) => {
+        const delivery = nextDelivery(context, params.delivery);
+        enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
+        enqueue.assign(delivery.assignment);
+      }),
+      settleHostWrite: (_, params) => {
+        if (params.output.ticket !== undefined) deps.onHostWrite?.(params.output.ticket, params.output);
+      },
       deliverCardOutcome: enqueueActions(({ context, enqueue }, params) => {
         const delivery = nextDelivery(context, {
           purpose: `${params.card.kind} card outcome`,

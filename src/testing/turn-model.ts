@@ -883,7 +883,6 @@ export const turnTransitionsNotReachable: Readonly<Record<string, string>> = {
     'every entry changes the rendered text (its own line, or the count in the dropped marker), so a frame prepared for new entries (or for those a failed flush left pending) never equals the text last sent',
 };
 
-
 /** The transitions only a rollover takes: a strategy that never rolls over (`drop-earliest`) cannot cover them. */
 export function turnRolloverTransitionKeys(): string[] {
   return turnMachineTransitionKeys().filter(

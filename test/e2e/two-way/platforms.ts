@@ -1,0 +1,137 @@
+/**
+ * The three platforms for the two-way suite: each starts its emulator, gives
+ * `turnlog serve` the config that points its surface and its intake at it,
+ * registers turnlog as the app (Slack: the signing secret; Google Chat: the
+ * JWT audience; Discord: the bot connects to the emulator's gateway), and
+ * lets a person post and press buttons through the emulator.
+ */
+import { startDiscordEmulator } from '../../../src/emulators/discord/index.js';
+import { startGchatEmulator } from '../../../src/emulators/gchat/index.js';
+import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
+import type { EmulatedMessage } from '../../../src/emulators/types.js';
+
+export interface ClickAnswer {
+  delivered: boolean;
+  status: number;
+  reply?: string;
+}
+
+export interface RunningPlatform {
+  /** The platform's own space id (`spaces/TWOWAY`, a Slack channel, a Discord channel). */
+  space: string;
+  /** `platforms` of serve's config. */
+  config: Record<string, unknown>;
+  /** Registers turnlog serve (at `serveUrl`) as the app, where the platform needs it. */
+  connect(serveUrl: string): Promise<void>;
+  personPosts(text: string): Promise<{ messageId: string; threadId: string }>;
+  click(messageId: string, action: string, user: string): Promise<ClickAnswer>;
+  /** Every message of the space (threads included) as a person sees it: text plus card text. */
+  messages(): Promise<EmulatedMessage[]>;
+  close(): Promise<void>;
+}
+
+export interface PlatformSetup {
+  id: 'gchat' | 'slack' | 'discord';
+  start(): Promise<RunningPlatform>;
+}
+
+async function emulatorCall(url: string, endpoint: string, body: unknown): Promise<unknown> {
+  const res = await fetch(`${url}/_emulator/${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = (await res.json()) as unknown;
+  if (!res.ok) throw new Error(`/_emulator/${endpoint} answered ${res.status}: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+function running(
+  url: string,
+  space: string,
+  config: Record<string, unknown>,
+  close: () => Promise<void>,
+  register?: (serveUrl: string) => Promise<void>,
+): RunningPlatform {
+  return {
+    space,
+    config,
+    connect: async (serveUrl) => register?.(serveUrl),
+    personPosts: async (text) =>
+      (await emulatorCall(url, 'inbound', { space, text, user: 'alice' })) as {
+        messageId: string;
+        threadId: string;
+      },
+    click: async (messageId, action, user) =>
+      (await emulatorCall(url, 'click', { messageId, action, user })) as ClickAnswer,
+    async messages() {
+      const res = await fetch(`${url}/_emulator/messages?space=${encodeURIComponent(space)}`);
+      const { messages } = (await res.json()) as { messages: EmulatedMessage[] };
+      return messages.map((m) => ({
+        ...m,
+        text: [m.text, m.card?.text ?? ''].filter((part) => part !== '').join('\n'),
+      }));
+    },
+    close,
+  };
+}
+
+const SLACK_SECRET = 'two-way-slack-signing-secret-0123';
+const GCHAT_AUDIENCE = '123456789012';
+const DISCORD_TOKEN = 'two-way-discord-bot-token';
+
+export const PLATFORM_SETUPS: PlatformSetup[] = [
+  {
+    id: 'gchat',
+    async start() {
+      const emulator = await startGchatEmulator({ limits: [] });
+      return running(
+        emulator.url,
+        'spaces/TWOWAY',
+        {
+          gchat: {
+            apiUrl: emulator.url,
+            events: { audience: GCHAT_AUDIENCE, jwksUrl: `${emulator.url}/_emulator/jwks` },
+          },
+        },
+        () => emulator.close(),
+        async (serveUrl) => {
+          await emulatorCall(emulator.url, 'app', {
+            url: `${serveUrl}/v1/platforms/gchat/events`,
+            secret: GCHAT_AUDIENCE,
+          });
+        },
+      );
+    },
+  },
+  {
+    id: 'slack',
+    async start() {
+      const emulator = await startSlackEmulator({ limits: [] });
+      return running(
+        emulator.url,
+        'C0TWOWAY01',
+        { slack: { apiUrl: emulator.url, token: 'xoxb-two-way', signingSecret: SLACK_SECRET } },
+        () => emulator.close(),
+        async (serveUrl) => {
+          await emulatorCall(emulator.url, 'app', {
+            url: `${serveUrl}/v1/platforms/slack/events`,
+            secret: SLACK_SECRET,
+          });
+        },
+      );
+    },
+  },
+  {
+    id: 'discord',
+    async start() {
+      const emulator = await startDiscordEmulator({ limits: [] });
+      return running(
+        emulator.url,
+        '1800000000000000077',
+        { discord: { apiUrl: emulator.url, token: DISCORD_TOKEN, gateway: true } },
+        () => emulator.close(),
+      );
+    },
+  },
+];
