@@ -26,6 +26,22 @@ export {
   type VerifySignatureOptions,
   verifyTurnlogSignature,
 } from './actions/webhook.js';
+// turnlog as a Paraclaw-style host's chat channel (docs/library.md, "The channel adapter").
+export {
+  type ChannelAdapterOptions,
+  type ChannelBackend,
+  ChannelDeliveryError,
+  createChannelAdapter,
+} from './adapter/channel-adapter.js';
+export { HostWriteError } from './adapter/runtime-backend.js';
+export type {
+  ChannelAdapter,
+  ChannelSetup,
+  ConversationConfig,
+  InboundContent,
+  InboundMessage,
+  OutboundMessage,
+} from './adapter/types.js';
 export { createBudgetImplementations } from './budget/implementations.js';
 // Sending events: the HTTP and in-process clients.
 export * from './client/index.js';

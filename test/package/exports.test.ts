@@ -37,6 +37,9 @@ describe('the built package', () => {
       'verifyTurnlogSignature',
       'signTurnlogPayload',
       'actionsEndpoint',
+      'createChannelAdapter',
+      'ChannelDeliveryError',
+      'HostWriteError',
     ];
     const types = importInNode('turnlog', names);
     for (const name of names)
