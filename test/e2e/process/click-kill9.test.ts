@@ -1,0 +1,121 @@
+// spec: issue 13 item 7 — kill -9 between the click and the host's poll: `turnlog serve` (a real process, SQLite)
+// takes a person's Approve through its Slack intake (signed block_actions from the emulator) and is killed with
+// SIGKILL before the host polls; after the restart on the same database the host still gets the decision, once.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Action } from '../../../src/actions/types.js';
+import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
+import { firstLine, ROOT } from '../../cli/cli.helpers.js';
+
+const CHANNEL = 'C0KILLNINE';
+const SPACE = `slack:${CHANNEL}`;
+const SECRET = 'kill-nine-signing-secret-0123456';
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function startServeProcess(configPath: string): ChildProcessWithoutNullStreams {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--config', configPath],
+    {
+      cwd: ROOT,
+      env: { ...process.env },
+    },
+  );
+  child.stderr.resume();
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return child;
+}
+
+async function emulatorCall(url: string, endpoint: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}/_emulator/${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = (await res.json()) as Record<string, unknown>;
+  expect(res.status, JSON.stringify(answer)).toBe(200);
+  return answer;
+}
+
+async function actions(url: string): Promise<Action[]> {
+  const res = await fetch(`${url}/v1/actions`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { actions: Action[] }).actions;
+}
+
+describe('serve: kill -9 between a click and the host’s poll', () => {
+  it('delivers the decision after the restart, once', async () => {
+    const emulator = await startSlackEmulator({ limits: [] });
+    cleanups.push(() => emulator.close());
+    const dir = mkdtempSync(join(tmpdir(), 'turnlog-click-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const configPath = join(dir, 'turnlog.json');
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        ingest: { host: '127.0.0.1', port: 0 },
+        store: { path: join(dir, 'turnlog.sqlite') },
+        platforms: { slack: { apiUrl: emulator.url, token: 'xoxb-kill-nine', signingSecret: SECRET } },
+        visibility: { threadLog: { editDebounceMs: 200 } },
+        log: { level: 'warn' },
+      }),
+    );
+
+    const first = startServeProcess(configPath);
+    const { ingest: url1 } = JSON.parse(await firstLine(first)) as { ingest: string };
+    await emulatorCall(emulator.url, 'app', { url: `${url1}/v1/platforms/slack/events`, secret: SECRET });
+    const person = (await emulatorCall(emulator.url, 'inbound', {
+      space: CHANNEL,
+      text: 'clean the build dir',
+    })) as { messageId: string };
+    const message = (await actions(url1)).find((a) => a.type === 'message');
+    expect(message).toMatchObject({ messageId: person.messageId });
+    const events = [
+      { type: 'turn_started', turnId: 'K1', rootRef: message?.id },
+      { type: 'policy_request', turnId: 'K1', requestId: 'p1', command: 'rm -rf build' },
+    ];
+    const posted = await fetch(`${url1}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: events.map((e) => JSON.stringify({ space: SPACE, ...e })).join('\n'),
+    });
+    expect(posted.status).toBe(202);
+    const card = await vi.waitFor(
+      () => {
+        const found = emulator.state.messages(CHANNEL).find((m) => (m.buttons?.length ?? 0) > 0);
+        if (!found) throw new Error('no card yet');
+        return found;
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+
+    // The person approves; Slack got its 200 (the action is durable), then the process dies before the host polls.
+    const clicked = await emulatorCall(emulator.url, 'click', {
+      messageId: card.id,
+      action: 'approve',
+      user: 'U0ALICE01',
+    });
+    expect(clicked).toMatchObject({ delivered: true, status: 200 });
+    first.kill('SIGKILL');
+    await once(first, 'exit');
+
+    const second = startServeProcess(configPath);
+    const { ingest: url2 } = JSON.parse(await firstLine(second)) as { ingest: string };
+    const after = await actions(url2);
+    expect(after.map((a) => a.type)).toEqual(['message', 'decision']);
+    expect(after[1]).toMatchObject({ turnId: 'K1', requestId: 'p1', decision: 'approved', space: SPACE });
+
+    second.kill('SIGTERM');
+    const [code] = await once(second, 'exit');
+    expect(code).toBe(0);
+  }, 120_000);
+});
