@@ -71,7 +71,12 @@ export interface PlatformFigures {
 export interface DemoSummary {
   /** One entry per platform, in the order of {@link DEMO_PLATFORMS}. */
   platforms: PlatformFigures[];
+  /** The decisions people made on cards, as the scripted agent heard them from `GET /v1/actions`. */
+  decisions: { requestId: string; decision: string; by: string }[];
 }
+
+/** The Google Chat app's authentication audience in the demo (the emulator signs its JWTs for it). */
+const DEMO_GCHAT_AUDIENCE = 'demo-project-number';
 
 /**
  * A platform the demo plays on: how to start its emulator in process, the
@@ -91,7 +96,11 @@ export const DEMO_PLATFORMS: readonly DemoPlatform[] = [
     id: 'gchat',
     label: 'Google Chat',
     start: () => startGchatEmulator(),
-    config: (apiUrl) => ({ apiUrl }),
+    // Two-way: Chat's MESSAGE and CARD_CLICKED events, with JWTs the emulator signs.
+    config: (apiUrl) => ({
+      apiUrl,
+      events: { audience: DEMO_GCHAT_AUDIENCE, jwksUrl: `${apiUrl}/_emulator/jwks` },
+    }),
   },
   {
     id: 'slack',
@@ -201,11 +210,30 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     });
     out(`  people ask their questions: ${asked.join(', ')}\n`);
 
+    // The Google Chat app's events endpoint: a person's click reaches serve the way Chat sends it.
+    const gchat = running.find((r) => r.platform.id === 'gchat');
+    if (gchat) {
+      await emulatorPost(gchat.emulator.url, 'app', {
+        url: `${serve.url}/v1/platforms/gchat/events`,
+        secret: DEMO_GCHAT_AUDIENCE,
+      });
+    }
+    const decisions: DemoSummary['decisions'] = [];
+    let cursor: string | undefined;
     for (const [index, step] of scenario.steps.entries()) {
-      await send(step.events);
+      await send(withDecisions(step.events, decisions));
       out(
         `  [${String(index + 1).padStart(2)}/${scenario.steps.length}] ${step.label} (${step.events.length} events)\n`,
       );
+      if (step.approval) {
+        const { emulator, space } = running.find((r) => r.platform.id === step.approval?.platform)!;
+        const heard = await approve(serve.url, emulator, space, step.approval, cursor);
+        cursor = heard.cursor;
+        decisions.push(heard.decision);
+        out(
+          `        ${step.approval.person} presses ${step.approval.press} on the card → the agent hears: ${heard.decision.decision} by ${heard.decision.by}\n`,
+        );
+      }
       if (step.pauseMs > 0) await sleep(step.pauseMs / speed);
     }
 
@@ -214,6 +242,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     // have ended (their final frames are sent) and every delivery (answers, cards) has settled.
     await waitForSettled(serve.runtime, turnIds, opts.settleTimeoutMs ?? 60_000);
     const summary: DemoSummary = {
+      decisions,
       platforms: running.map(({ platform, emulator }) => {
         const turns = turnsOn(scenario, scenario.spaces[platform.id]);
         return summarize(emulator.state.calls(), scenario, platform, {
@@ -252,6 +281,81 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     for (const { emulator } of running) await emulator.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function emulatorPost(url: string, endpoint: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${url}/_emulator/${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as Record<string, unknown>;
+  if (!response.ok)
+    throw new Error(`/_emulator/${endpoint} answered ${response.status}: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+/**
+ * A person presses a button on the card of `requestId` once it shows, and the
+ * scripted agent long-polls `GET /v1/actions` for the decision, as a host does.
+ */
+async function approve(
+  ingestUrl: string,
+  emulator: EmulatorServer,
+  space: string,
+  approval: NonNullable<Scenario['steps'][number]['approval']>,
+  after: string | undefined,
+): Promise<{ decision: DemoSummary['decisions'][number]; cursor: string | undefined }> {
+  const deadline = Date.now() + 30_000;
+  let card: { id: string } | undefined;
+  while (!card && Date.now() < deadline) {
+    card = emulator.state
+      .messages(space)
+      .find(
+        (m) => m.buttons?.some((b) => b.action === approval.press) && m.text.includes(approval.requestId),
+      );
+    card ??= emulator.state.messages(space).find((m) => m.buttons?.some((b) => b.action === approval.press));
+    if (!card) await sleep(50);
+  }
+  if (!card) throw new Error(`the card of ${approval.requestId} did not show within 30 s`);
+  await emulatorPost(emulator.url, 'click', {
+    messageId: card.id,
+    action: approval.press,
+    user: approval.person,
+  });
+  let cursor = after;
+  while (Date.now() < deadline) {
+    const query = new URLSearchParams({ wait: '5', ...(cursor ? { after: cursor } : {}) });
+    const page = (await (await fetch(`${ingestUrl}/v1/actions?${query}`)).json()) as {
+      actions: { type: string; requestId?: string; decision?: string; user: { id: string; name?: string } }[];
+      cursor: string;
+    };
+    cursor = page.cursor;
+    const found = page.actions.find((a) => a.type === 'decision' && a.requestId === approval.requestId);
+    if (found) {
+      return {
+        decision: {
+          requestId: approval.requestId,
+          decision: found.decision ?? '',
+          by: found.user.name ?? found.user.id,
+        },
+        cursor,
+      };
+    }
+  }
+  throw new Error(`no decision on ${approval.requestId} reached the agent within 30 s`);
+}
+
+/** The agent's `policy_decision` events say what the person decided. */
+function withDecisions(
+  events: Record<string, unknown>[],
+  decisions: DemoSummary['decisions'],
+): Record<string, unknown>[] {
+  return events.map((event) => {
+    if (event.type !== 'policy_decision') return event;
+    const heard = decisions.find((d) => d.requestId === event.requestId);
+    return heard ? { ...event, decision: heard.decision } : event;
+  });
 }
 
 /** Delivery actors (answers, cards, top-level entries) still at work in any space. */

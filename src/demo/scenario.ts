@@ -3,6 +3,8 @@
  * one Slack turn and one Discord turn beside them, as an agent host would
  * stream them. Turn A reads and greps in bursts
  * (~40 tool calls), runs a 2-level subagent tree, asks for approval, prints
+ * (a person presses Approve on the card, and the agent waits for that
+ * decision from turnlog's actions), prints
  * an output long enough to roll the log over, leaks a secret in a tool
  * output (redacted before it reaches the platform) and answers. Turn B is a
  * short turn running alongside it. Turns C (Slack) and D (Discord) each read,
@@ -16,6 +18,13 @@ export interface ScenarioStep {
   /** What the step shows, for the progress line. */
   label: string;
   events: Record<string, unknown>[];
+  /**
+   * After the events: a person presses this button on the card of `requestId`
+   * (through the emulator, delivered to serve the platform's way), and the
+   * scripted agent waits for the decision on `GET /v1/actions`; the agent's
+   * later `policy_decision` for it says what came back.
+   */
+  approval?: { platform: DemoPlatformId; requestId: string; press: 'approve' | 'reject'; person: string };
   /** Pause after the step, at speed 1 (ms). */
   pauseMs: number;
 }
@@ -221,6 +230,7 @@ export function demoScenario(spaces: Record<DemoPlatformId, string> = DEMO_SPACE
           title: 'Run a migration?',
         },
       ],
+      approval: { platform: 'gchat', requestId: 'p1', press: 'approve', person: 'alice' },
       pauseMs: 800,
     },
     {

@@ -43,6 +43,9 @@ describe('turnlog demo', () => {
       },
     });
     const scenario = demoScenario();
+    // A person pressed Approve on turn A's card; the scripted agent heard it from GET /v1/actions.
+    expect(summary.decisions).toEqual([{ requestId: 'p1', decision: 'approved', by: 'alice' }]);
+    expect(printed).toMatch(/alice presses approve on the card → the agent hears: approved by alice/);
     const figures = Object.fromEntries(summary.platforms.map((f) => [f.platform, f]));
     expect(Object.keys(figures)).toEqual(['gchat', 'slack', 'discord']);
     const turnsPer = { gchat: 2, slack: 1, discord: 1 };
@@ -110,15 +113,9 @@ describe('turnlog demo', () => {
       expect(messages.some((m) => m.thread === null || m.thread === undefined)).toBe(true);
       expect(messages.some((m) => typeof m.thread === 'string')).toBe(true);
     }
-    // The approval card shows its title and buttons, not an empty message.
-    expect(spaces.gchat!.messages).toContainEqual(
-      expect.objectContaining({
-        card: expect.objectContaining({ title: 'Run a migration?' }),
-        buttons: [
-          expect.objectContaining({ label: 'Approve' }),
-          expect.objectContaining({ label: 'Reject' }),
-        ],
-      }),
-    );
+    // The approval card shows its title and who decided, its buttons gone once Alice pressed Approve.
+    const card = spaces.gchat!.messages.find((m) => m.card?.title === 'Run a migration?');
+    expect(card?.card?.text).toMatch(/approved by alice/i);
+    expect(card?.buttons ?? []).toEqual([]);
   }, 120_000);
 });
