@@ -114,7 +114,9 @@ describe('turnlog demo', () => {
       expect(messages.some((m) => typeof m.thread === 'string')).toBe(true);
     }
     // The approval card shows its title and who decided, its buttons gone once Alice pressed Approve.
-    const card = spaces.gchat!.messages.find((m) => m.card?.title === 'Run a migration?');
+    const card = (
+      spaces.gchat!.messages as { card?: { title?: string; text?: string }; buttons?: unknown[] }[]
+    ).find((m) => m.card?.title === 'Run a migration?');
     expect(card?.card?.text).toMatch(/approved by alice/i);
     expect(card?.buttons ?? []).toEqual([]);
   }, 120_000);
