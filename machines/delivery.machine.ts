@@ -32,6 +32,8 @@ export interface DeliveryInput {
   edit?: { messageId: string; threadId?: string };
   /** Echoed in the output: who asked for this delivery waits on it (a host's post through the channel adapter). */
   ticket?: string;
+  /** The turn an answer belongs to: a failure is told to that turn's view even after it ended. */
+  turnId?: string;
 }
 
 export interface CardRegistration {
@@ -56,6 +58,7 @@ export interface DeliveryContext {
   /** The normalised kind of the last failure (`not-found`: the message to edit is gone). */
   errorKind: string | null;
   ticket: string | null;
+  turnId: string | null;
 }
 
 export type DeliveryOutput =
@@ -66,6 +69,7 @@ export type DeliveryOutput =
       request: PostRequest;
       card?: CardRegistration;
       ticket?: string;
+      turnId?: string;
     }
   | {
       status: 'failed';
@@ -75,6 +79,7 @@ export type DeliveryOutput =
       errorKind?: string;
       edit?: { messageId: string; threadId?: string };
       ticket?: string;
+      turnId?: string;
     };
 
 export const deliveryMachine = setup({
@@ -135,6 +140,7 @@ export const deliveryMachine = setup({
     card: input.card ?? null,
     edit: input.edit ?? null,
     ticket: input.ticket ?? null,
+    turnId: input.turnId ?? null,
     errorKind: null,
   }),
   initial: 'booking',
@@ -252,6 +258,7 @@ export const deliveryMachine = setup({
           request: context.request,
           ...(context.card ? { card: context.card } : {}),
           ...(context.ticket !== null ? { ticket: context.ticket } : {}),
+          ...(context.turnId !== null ? { turnId: context.turnId } : {}),
         }
       : {
           status: 'failed',
@@ -261,6 +268,7 @@ export const deliveryMachine = setup({
           ...(context.errorKind ? { errorKind: context.errorKind } : {}),
           ...(context.edit ? { edit: context.edit } : {}),
           ...(context.ticket !== null ? { ticket: context.ticket } : {}),
+          ...(context.turnId !== null ? { turnId: context.turnId } : {}),
         },
 });
 

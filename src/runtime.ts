@@ -395,6 +395,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       onTurnCrashed: (space, turnId) => finishCrashedTurn(space, turnId),
       onTurnEndedWithoutActor: (_space, turnId, outcome) => endCrashedTurn(turnId, outcome),
       onHostWrite: (ticket, output) => channel.settle(ticket, output),
+      onAnswerFailed: (turnId, reason) => answerFailed(turnId, reason),
     }),
   );
   const budgetLogic = budgetMachine.provide(createBudgetImplementations({ now: () => clock.now() }));
@@ -547,12 +548,47 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return snapshots.get(turnId)?.snapshot;
   }
 
+  /** Answers refused for good, by turn: the turn's view (live or finished) is degraded with the reason. */
+  const failedAnswers = new Map<string, string[]>();
+  function withFailedAnswers(view: TurnView): TurnView {
+    const reasons = failedAnswers.get(view.turnId);
+    if (!reasons) return view;
+    return {
+      ...view,
+      degraded: true,
+      warnings: [...(view.warnings ?? []), ...reasons],
+      deadLetters: (view.deadLetters ?? 0) + reasons.length,
+    };
+  }
+  /**
+   * An answer was refused after the delivery's retries. The turn's view says so
+   * (`degraded`, the reason in `warnings`, one more dead letter), also when the
+   * turn has ended: its stored summary is written again. Views in `recent` are
+   * kept as the turn left them; the failures are added when read.
+   */
+  function answerFailed(turnId: string, reason: string): void {
+    failedAnswers.set(turnId, [...(failedAnswers.get(turnId) ?? []), reason]);
+    if (failedAnswers.size > RECENT_SUMMARIES) failedAnswers.delete(failedAnswers.keys().next().value as string);
+    const finished = recent.get(turnId);
+    if (finished) {
+      finishView(finished);
+      return;
+    }
+    if (turnActor(turnId) !== undefined) return;
+    // Ended before this process kept it in memory: amend the stored summary.
+    Promise.resolve(store.turnSummary(turnId))
+      .then((summary) => {
+        if (summary) finishView(fromSummary(summary));
+      })
+      .catch(readFailure('turnSummary'));
+  }
+
   /** A turn is finished: its summary is kept (recent ones in memory) and its live row goes. */
   function finishView(view: TurnView): void {
     recent.delete(view.turnId);
     recent.set(view.turnId, view);
     if (recent.size > RECENT_SUMMARIES) recent.delete(recent.keys().next().value as string);
-    persist('finishTurn', store.finishTurn(summaryOf(view, clock.now())));
+    persist('finishTurn', store.finishTurn(summaryOf(withFailedAnswers(view), clock.now())));
   }
 
   /**
@@ -915,7 +951,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onAction: (listener) => outbox.subscribe(listener),
     turn(turnId) {
       const actor = turnActor(turnId);
-      return actor ? viewOf(actor.getSnapshot() as AnyMachineSnapshot) : recent.get(turnId);
+      const view = actor ? viewOf(actor.getSnapshot() as AnyMachineSnapshot) : recent.get(turnId);
+      return view && withFailedAnswers(view);
     },
     configureSpace(space, settings) {
       registry.forSpace(space);

@@ -50,6 +50,8 @@ export interface SpaceImplementationDeps extends TurnImplementationDeps {
   onTurnSnapshot?: SnapshotListener;
   /** A host's write (the channel adapter) is done, delivered or failed: its caller waits on `ticket`. */
   onHostWrite?: (ticket: string, output: DeliveryOutput) => void;
+  /** A turn's answer was refused for good (the turn may have ended): its view says so. */
+  onAnswerFailed?: (turnId: string, reason: string) => void;
 }
 
 export type SpaceImplementations = Parameters<typeof spaceMachine.provide>[0];
@@ -330,6 +332,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
             ...optionalClientId(clientIdOf(event, 'answer')),
           },
           ...(continuation.length > 0 ? { continuation } : {}),
+          ...(event.turnId !== undefined ? { turnId: event.turnId } : {}),
         });
         enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
         enqueue.assign(delivery.assignment);
@@ -447,6 +450,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
             payload: plainText(output.request.frame),
           });
           if (stored instanceof Promise) stored.catch(() => {});
+          if (output.turnId !== undefined)
+            deps.onAnswerFailed?.(output.turnId, `${output.purpose} not delivered: ${output.error}`);
         }
         enqueue.assign({ deadLetters: withDeadLetter(context, output, deps.now()) });
       }),
