@@ -568,7 +568,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    */
   function answerFailed(turnId: string, reason: string): void {
     failedAnswers.set(turnId, [...(failedAnswers.get(turnId) ?? []), reason]);
-    if (failedAnswers.size > RECENT_SUMMARIES) failedAnswers.delete(failedAnswers.keys().next().value as string);
+    if (failedAnswers.size > RECENT_SUMMARIES)
+      failedAnswers.delete(failedAnswers.keys().next().value as string);
     const finished = recent.get(turnId);
     if (finished) {
       finishView(finished);
