@@ -1,6 +1,6 @@
 /**
  * `createChannelAdapter(platform, {backend})`: turnlog as a Paraclaw-style
- * host's chat channel (docs/adapter.md).
+ * host's chat channel (docs/library.md, "The channel adapter").
  *
  * - Inbound: the adapter reads turnlog's action outbox (at least once, in
  *   order per space) and hands the host each person's message, answer,

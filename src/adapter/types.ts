@@ -1,5 +1,5 @@
 /**
- * The ChannelAdapter API (docs/adapter.md): the interface a Paraclaw-style
+ * The ChannelAdapter API (docs/library.md, "The channel adapter"): the interface a Paraclaw-style
  * agent host uses for a chat channel. turnlog implements it over its runtime,
  * so the host's people, buttons and replies go through turnlog (redacted,
  * rate-budgeted, threaded) while the activity log still comes from run events.

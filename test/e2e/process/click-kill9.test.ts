@@ -1,7 +1,6 @@
 // spec: issue 13 item 7 — kill -9 between the click and the host's poll: `turnlog serve` (a real process, SQLite)
 // takes a person's Approve through its Slack intake (signed block_actions from the emulator) and is killed with
 // SIGKILL before the host polls; after the restart on the same database the host still gets the decision, once.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Action } from '../../../src/actions/types.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
-import { firstLine, ROOT } from '../../cli/cli.helpers.js';
+import { firstLine } from '../../cli/cli.helpers.js';
+import { startServeProcess } from './serve-process.js';
 
 const CHANNEL = 'C0KILLNINE';
 const SPACE = `slack:${CHANNEL}`;
@@ -18,22 +18,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function startServeProcess(configPath: string): ChildProcessWithoutNullStreams {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--config', configPath],
-    {
-      cwd: ROOT,
-      env: { ...process.env },
-    },
-  );
-  child.stderr.resume();
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  return child;
-}
 
 async function emulatorCall(url: string, endpoint: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${url}/_emulator/${endpoint}`, {
@@ -70,7 +54,7 @@ describe('serve: kill -9 between a click and the host’s poll', () => {
       }),
     );
 
-    const first = startServeProcess(configPath);
+    const first = startServeProcess(configPath, cleanups);
     const { ingest: url1 } = JSON.parse(await firstLine(first)) as { ingest: string };
     await emulatorCall(emulator.url, 'app', { url: `${url1}/v1/platforms/slack/events`, secret: SECRET });
     const person = (await emulatorCall(emulator.url, 'inbound', {
@@ -108,7 +92,7 @@ describe('serve: kill -9 between a click and the host’s poll', () => {
     first.kill('SIGKILL');
     await once(first, 'exit');
 
-    const second = startServeProcess(configPath);
+    const second = startServeProcess(configPath, cleanups);
     const { ingest: url2 } = JSON.parse(await firstLine(second)) as { ingest: string };
     const after = await actions(url2);
     expect(after.map((a) => a.type)).toEqual(['message', 'decision']);

@@ -5,36 +5,20 @@
  * turn. The same log message keeps being edited, no duplicate log message,
  * no lost entry — asserted on the emulator's own calls and messages.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type GchatEmulatorOptions, startGchatEmulator } from '../../../src/emulators/gchat/index.js';
-import { firstLine, ROOT } from '../../cli/cli.helpers.js';
+import { firstLine } from '../../cli/cli.helpers.js';
+import { startServeProcess } from './serve-process.js';
 
 const SPACE = 'gchat:spaces/CRASH';
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function startServeProcess(configPath: string): ChildProcessWithoutNullStreams {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--config', configPath],
-    {
-      cwd: ROOT,
-      env: { ...process.env },
-    },
-  );
-  child.stderr.resume();
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  return child;
-}
 
 async function post(url: string, events: Record<string, unknown>[]): Promise<{ accepted: number }> {
   const response = await fetch(`${url}/v1/events`, {
@@ -74,7 +58,7 @@ describe('serve: kill -9 mid-turn and restart on the same database', () => {
     const root = emulator.state.inbound({ space: 'spaces/CRASH', text: 'please fix the build' });
 
     // First process: half a turn.
-    const first = startServeProcess(configPath);
+    const first = startServeProcess(configPath, cleanups);
     const { ingest: url1 } = JSON.parse(await firstLine(first)) as { ingest: string };
     await post(url1, [
       { type: 'inbound', messageId: root.messageId, threadId: root.threadId, ref: 'u1' },
@@ -100,7 +84,7 @@ describe('serve: kill -9 mid-turn and restart on the same database', () => {
     await once(first, 'exit');
 
     // Second process, same database: the rest of the turn.
-    const second = startServeProcess(configPath);
+    const second = startServeProcess(configPath, cleanups);
     const { ingest: url2 } = JSON.parse(await firstLine(second)) as { ingest: string };
     await post(url2, [
       toolCall(5),
