@@ -10,7 +10,19 @@ export const INSPECTION_PREFIX = '/_emulator/';
 
 const rulesBody = z.object({ rules: z.array(z.unknown()) }).strict();
 const deleteBody = z.object({ messageId: z.string().min(1) }).strict();
-const appBody = z.object({ url: z.url(), secret: z.string().min(1).optional() }).strict();
+const appBody = z
+  .object({
+    url: z.url().optional(),
+    secret: z.string().min(1).optional(),
+    appToken: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((app) => (app.url === undefined) !== (app.appToken === undefined), {
+    message: 'give url (events over HTTP) or appToken (Slack Socket Mode), exactly one',
+  })
+  .refine((app) => app.appToken === undefined || app.secret === undefined, {
+    message: 'a Socket Mode app (appToken) takes no secret: its events are not signed',
+  });
 const clickBody = z
   .object({ messageId: z.string().min(1), action: z.string().min(1), user: z.string().min(1).optional() })
   .strict();
@@ -65,7 +77,11 @@ const ENDPOINTS: Record<string, Endpoint> = {
       );
     }
     state.handler.registerApp(
-      { url: registration.url, ...(registration.secret ? { secret: registration.secret } : {}) },
+      {
+        ...(registration.url ? { url: registration.url } : {}),
+        ...(registration.secret ? { secret: registration.secret } : {}),
+        ...(registration.appToken ? { appToken: registration.appToken } : {}),
+      },
       state.context,
     );
     return ok({ registered: true });

@@ -104,12 +104,18 @@ export interface InboundResult {
   threadId: string;
 }
 
-/** `POST /_emulator/app`: where the app's events go, the platform's way. */
+/**
+ * `POST /_emulator/app`: where the app's events go, the platform's way:
+ * to `url` (HTTP), or — Slack's Socket Mode — over a WebSocket the app
+ * opens with `appToken`. Exactly one of the two.
+ */
 export interface AppRegistration {
   /** The app's events endpoint (turnlog serve's `/v1/platforms/<id>/events`). */
-  url: string;
+  url?: string;
   /** Slack: the signing secret; Google Chat: the JWT audience. */
   secret?: string;
+  /** Slack Socket Mode: the app-level token (`xapp-…`) its client opens connections with. */
+  appToken?: string;
 }
 
 /** `POST /_emulator/click`: a person presses a button. */

@@ -167,6 +167,11 @@ export function createGchatApp(options: GchatAppOptions): GchatApp {
 
   return {
     register(input) {
+      if (input.url === undefined) {
+        throw new EmulatorInputError(
+          'a Google Chat app needs `url`: its HTTP endpoint (Google Chat has no Socket Mode)',
+        );
+      }
       if (input.secret === undefined) {
         throw new EmulatorInputError(
           "a Google Chat app needs `secret`: the JWT audience (the Chat app's project number, platforms.gchat.events.audience)",

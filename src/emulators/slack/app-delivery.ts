@@ -15,12 +15,18 @@
  *
  * Slack gives an app 3 seconds to answer; a request without an answer by
  * then counts as not delivered (Slack would retry an event).
+ *
+ * An app registered with an app-level token (`{"appToken": "xapp-…"}`)
+ * uses Socket Mode instead (socket-mode.ts): the same payloads go as
+ * `events_api` and `interactive` envelopes over its WebSocket, unsigned,
+ * and an ack within 3 s is the answer.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { EmulatorInputError } from '../core/index.js';
 import type { MessageStore, StoredMessage } from '../core/message-store.js';
 import type { AppRegistration, ClickInput, ClickResult, HttpAnswer } from '../core/platform-handler.js';
 import { channelKind, DEFAULT_PERSON_ID, TEAM_ID } from './ids.js';
+import { APP_TOKEN_PATTERN, type EnvelopeOutcome, type SlackSocketMode } from './socket-mode.js';
 
 /** Slack's deadline for an app's answer. */
 export const SLACK_ANSWER_DEADLINE_MS = 3000;
@@ -60,6 +66,19 @@ function findButton(
   return undefined;
 }
 
+/** One delivery attempt, as `GET /_emulator/deliveries` lists it. */
+export interface DeliveryRecord {
+  kind: 'event' | 'interaction';
+  /** The `event_id`, or the interaction's id. */
+  id: string;
+  /** The app's HTTP status; over Socket Mode 200 for an ack; 0 when nothing answered in time. */
+  status: number;
+  via: 'http' | 'socket';
+  /** Socket Mode: the envelope, and which redelivery it was (0 the first). */
+  envelopeId?: string;
+  retry?: number;
+}
+
 export interface SlackAppDelivery {
   registerApp(input: AppRegistration): void;
   /** Delivers a person's message to the registered app; resolves once it answered (or nothing is registered). */
@@ -70,29 +89,43 @@ export interface SlackAppDelivery {
   /** The emulator's own origin, once it listens (the `response_url` base). */
   setOrigin(url: string): void;
   /** Events delivered so far (`event_id`s and interactions), for tests and docs. */
-  deliveries(): { kind: 'event' | 'interaction'; id: string; status: number }[];
+  deliveries(): DeliveryRecord[];
   reset(): void;
 }
 
-export function createSlackAppDelivery(): SlackAppDelivery {
+export function createSlackAppDelivery(socket: SlackSocketMode): SlackAppDelivery {
   let app: AppRegistration | undefined;
   let origin: string | undefined;
   let sequence = 0;
   const responses = new Map<string, RecordedResponse[]>();
-  const delivered: { kind: 'event' | 'interaction'; id: string; status: number }[] = [];
+  const delivered: DeliveryRecord[] = [];
+  /** Records every attempt of an envelope over Socket Mode. */
+  const recordEnvelope =
+    (kind: DeliveryRecord['kind'], id: string) =>
+    (outcome: EnvelopeOutcome): void => {
+      delivered.push({
+        kind,
+        id,
+        status: outcome.acked ? 200 : 0,
+        via: 'socket',
+        envelopeId: outcome.envelopeId,
+        retry: outcome.retry,
+      });
+    };
 
   /** POSTs a signed body to the app; its HTTP status, or 0 when it did not answer within the deadline. */
   async function send(body: string, contentType: string, now: number): Promise<number> {
-    if (app === undefined) return 0;
+    if (app?.url === undefined) return 0;
     const timestamp = Math.floor(now / 1000);
     const headers: Record<string, string> = {
       'content-type': contentType,
       'x-slack-request-timestamp': String(timestamp),
     };
     // An app registered without a secret gets unsigned requests (its verification must refuse them).
+    const { url } = app;
     if (app.secret !== undefined) headers['x-slack-signature'] = slackSignature(app.secret, timestamp, body);
     try {
-      const res = await fetch(app.url, {
+      const res = await fetch(url, {
         method: 'POST',
         headers,
         body,
@@ -107,7 +140,18 @@ export function createSlackAppDelivery(): SlackAppDelivery {
 
   return {
     registerApp(input) {
+      if (input.appToken !== undefined) {
+        if (!APP_TOKEN_PATTERN.test(input.appToken)) {
+          throw new EmulatorInputError(
+            'appToken must be an app-level token (xapp-…, with connections:write): Socket Mode does not take a bot token',
+          );
+        }
+        app = undefined;
+        socket.register(input.appToken);
+        return;
+      }
       app = input;
+      socket.register(undefined);
     },
     setOrigin(url) {
       origin = url;
@@ -119,11 +163,11 @@ export function createSlackAppDelivery(): SlackAppDelivery {
     },
 
     async deliverMessage(message, now) {
-      if (app === undefined || message.author.kind !== 'user') return;
+      if ((app === undefined && !socket.enabled()) || message.author.kind !== 'user') return;
       sequence += 1;
       const eventId = `Ev${String(sequence).padStart(8, '0')}`;
       const kind = channelKind(message.space);
-      const body = JSON.stringify({
+      const callback = {
         token: 'emulated-verification-token',
         team_id: TEAM_ID,
         api_app_id: EMULATED_APP_ID,
@@ -140,9 +184,13 @@ export function createSlackAppDelivery(): SlackAppDelivery {
           ...(message.thread === null ? {} : { thread_ts: message.thread }),
           ...(kind === null ? {} : { channel_type: CHANNEL_TYPE[kind] }),
         },
-      });
-      const status = await send(body, 'application/json', now);
-      delivered.push({ kind: 'event', id: eventId, status });
+      };
+      if (socket.enabled()) {
+        await socket.send('events_api', callback, recordEnvelope('event', eventId));
+        return;
+      }
+      const status = await send(JSON.stringify(callback), 'application/json', now);
+      delivered.push({ kind: 'event', id: eventId, status, via: 'http' });
     },
 
     async click(input, store, now) {
@@ -154,7 +202,7 @@ export function createSlackAppDelivery(): SlackAppDelivery {
           `message ${input.messageId} has no button whose action_id or value is ${JSON.stringify(input.action)}`,
         );
       }
-      if (app === undefined) return { delivered: false, status: 0 };
+      if (app === undefined && !socket.enabled()) return { delivered: false, status: 0 };
       if (origin === undefined) throw new Error('the Slack emulator clicked before it listened');
       const responseId = randomUUID();
       responses.set(responseId, []);
@@ -197,9 +245,15 @@ export function createSlackAppDelivery(): SlackAppDelivery {
           },
         ],
       };
-      const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-      const status = await send(body, 'application/x-www-form-urlencoded', now);
-      delivered.push({ kind: 'interaction', id: responseId, status });
+      let status: number;
+      if (socket.enabled()) {
+        const outcome = await socket.send('interactive', payload, recordEnvelope('interaction', responseId));
+        status = outcome.acked ? 200 : 0;
+      } else {
+        const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+        status = await send(body, 'application/x-www-form-urlencoded', now);
+        delivered.push({ kind: 'interaction', id: responseId, status, via: 'http' });
+      }
       const replies = responses.get(responseId) ?? [];
       responses.delete(responseId);
       const reply = replies.map((r) => r.text).join('\n');

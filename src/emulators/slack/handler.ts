@@ -5,11 +5,12 @@
  * person's messages through `/_emulator/inbound`.
  */
 import { EmulatorInputError, type PlatformHandler, type PlatformRoute } from '../core/index.js';
-import { createSlackAppDelivery } from './app-delivery.js';
+import { createSlackAppDelivery, EMULATED_APP_ID } from './app-delivery.js';
 import { readSlackArgs } from './args.js';
 import type { VisibleButton } from './blocks.js';
 import { slackError, slackErrorResponse } from './errors.js';
 import { appForToken, channelKind, createTsSource, DEFAULT_PERSON_ID } from './ids.js';
+import { appsConnectionsOpen } from './methods/apps-connections-open.js';
 import { assistantThreadsSetStatus } from './methods/assistant-threads-set-status.js';
 import { authTest } from './methods/auth-test.js';
 import { chatDelete } from './methods/chat-delete.js';
@@ -18,6 +19,7 @@ import { conversationsInfo } from './methods/conversations-info.js';
 import { postMessage } from './methods/post-message.js';
 import { reactionsAdd } from './methods/reactions-add.js';
 import type { AssistantStatusSupport, SlackEmulatorState, SlackMethod } from './slack-call.js';
+import { createSlackSocketMode, type SlackSocketMode, type SlackSocketModeOptions } from './socket-mode.js';
 import { joinThread, resolveThreadRoot } from './threads.js';
 
 const METHODS: Record<string, SlackMethod> = {
@@ -28,6 +30,7 @@ const METHODS: Record<string, SlackMethod> = {
   'chat.delete': chatDelete,
   'reactions.add': reactionsAdd,
   'assistant.threads.setStatus': assistantThreadsSetStatus,
+  'apps.connections.open': appsConnectionsOpen,
 };
 
 /** `/api/chat.postMessage` → `chat.postMessage`. */
@@ -44,9 +47,17 @@ export interface SlackHandlerOptions {
   notMember?: readonly string[];
   /** Block types the workspace refuses with `invalid_blocks` (e.g. `plan` where it is not rolled out). */
   unsupportedBlocks?: readonly string[];
+  /** Socket Mode's ack deadline, retries and disconnect grace (socket-mode.ts). */
+  socketMode?: SlackSocketModeOptions;
 }
 
-export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHandler {
+/** The Slack handler, with its Socket Mode side for the in-process API (`startSlackEmulator`'s `socketMode`). */
+export interface SlackHandler extends PlatformHandler {
+  readonly socketMode: SlackSocketMode;
+}
+
+export function createSlackHandler(opts: SlackHandlerOptions = {}): SlackHandler {
+  const socketMode = createSlackSocketMode(opts.socketMode);
   const slack: SlackEmulatorState = {
     strict: opts.strict ?? false,
     ts: createTsSource(),
@@ -57,10 +68,12 @@ export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHand
     notMember: new Set(opts.notMember ?? []),
     unsupportedBlocks: new Set(opts.unsupportedBlocks ?? []),
     statuses: new Map(),
+    socketMode,
   };
-  const delivery = createSlackAppDelivery();
+  const delivery = createSlackAppDelivery(socketMode);
 
   return {
+    socketMode,
     match(req, ctx): PlatformRoute | null {
       const methodName = METHOD_PATH.exec(req.path)?.[1];
       const method = methodName === undefined ? undefined : METHODS[methodName];
@@ -130,12 +143,15 @@ export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHand
       slack.reactions.clear();
       slack.statuses.clear();
       delivery.reset();
+      socketMode.reset();
     },
 
     // Two-way (docs/emulators.md "Slack app"): events and interactions go to the registered app, signed.
-    attach(_server, ctx) {
+    attach(server, ctx) {
       delivery.setOrigin(ctx.url);
+      socketMode.attach(server, ctx.url, EMULATED_APP_ID);
     },
+    detach: () => socketMode.detach(),
     registerApp(input) {
       delivery.registerApp(input);
     },
@@ -144,6 +160,14 @@ export function createSlackHandler(opts: SlackHandlerOptions = {}): PlatformHand
     endpoints: {
       'POST response': (req) => delivery.respond(req.query.get('id'), req.body),
       'GET deliveries': () => ({ status: 200, body: { deliveries: delivery.deliveries() } }),
+      'GET socket': () => ({ status: 200, body: socketMode.view() }),
+      'POST socket/disconnect': (req) => {
+        const reason = (req.body as { reason?: unknown } | undefined)?.reason;
+        if (reason !== undefined && (typeof reason !== 'string' || reason === '')) {
+          throw new EmulatorInputError('bad socket/disconnect body: reason must be a non-empty string');
+        }
+        return { status: 200, body: { disconnected: socketMode.disconnect(reason) } };
+      },
     },
   };
 }

@@ -3,6 +3,7 @@ import { createEmulatorServer, type EmulatorServer } from '../core/index.js';
 import type { LimitRule } from '../types.js';
 import { createSlackHandler, type SlackHandlerOptions } from './handler.js';
 import { SLACK_DEFAULT_LIMITS } from './limits.js';
+import type { SlackSocketModeOptions, SocketModeView } from './socket-mode.js';
 
 export interface SlackEmulatorOptions
   extends Pick<SlackHandlerOptions, 'assistantStatus' | 'archived' | 'notMember' | 'unsupportedBlocks'> {
@@ -20,25 +21,48 @@ export interface SlackEmulatorOptions
    * no message (`thread_not_found`). Default false: as Slack.
    */
   strict?: boolean;
+  /** Socket Mode: the ack deadline (default 3 s), retries of an unacknowledged event (3), the disconnect grace (10 s). */
+  socketMode?: SlackSocketModeOptions;
+}
+
+export interface SlackEmulator extends EmulatorServer {
+  /** Socket Mode, in process (the same as `GET /_emulator/socket` and `POST /_emulator/socket/disconnect`). */
+  socketMode: {
+    /** Open WebSocket connections. */
+    connections(): number;
+    view(): SocketModeView;
+    /** Sends `{type: "disconnect", reason}` to every open connection (default `refresh_requested`); how many. */
+    disconnect(reason?: string): number;
+  };
 }
 
 /**
  * Point the official client at `url`:
  * `new WebClient(token, {slackApiUrl: url + '/api/', rejectRateLimitedCalls: true, retryConfig: {retries: 0}})`.
  */
-export function startSlackEmulator(opts: SlackEmulatorOptions = {}): Promise<EmulatorServer> {
-  return createEmulatorServer({
+export async function startSlackEmulator(opts: SlackEmulatorOptions = {}): Promise<SlackEmulator> {
+  const handler = createSlackHandler({
+    strict: opts.strict ?? false,
+    ...(opts.socketMode === undefined ? {} : { socketMode: opts.socketMode }),
+    ...(opts.assistantStatus === undefined ? {} : { assistantStatus: opts.assistantStatus }),
+    ...(opts.archived === undefined ? {} : { archived: opts.archived }),
+    ...(opts.notMember === undefined ? {} : { notMember: opts.notMember }),
+    ...(opts.unsupportedBlocks === undefined ? {} : { unsupportedBlocks: opts.unsupportedBlocks }),
+  });
+  const server = await createEmulatorServer({
     platform: 'slack',
-    handler: createSlackHandler({
-      strict: opts.strict ?? false,
-      ...(opts.assistantStatus === undefined ? {} : { assistantStatus: opts.assistantStatus }),
-      ...(opts.archived === undefined ? {} : { archived: opts.archived }),
-      ...(opts.notMember === undefined ? {} : { notMember: opts.notMember }),
-      ...(opts.unsupportedBlocks === undefined ? {} : { unsupportedBlocks: opts.unsupportedBlocks }),
-    }),
+    handler,
     defaults: opts.limits ?? SLACK_DEFAULT_LIMITS,
     ...(opts.port === undefined ? {} : { port: opts.port }),
     ...(opts.host === undefined ? {} : { host: opts.host }),
     ...(opts.now === undefined ? {} : { now: opts.now }),
   });
+  return {
+    ...server,
+    socketMode: {
+      connections: () => handler.socketMode.connections(),
+      view: () => handler.socketMode.view(),
+      disconnect: (reason) => handler.socketMode.disconnect(reason),
+    },
+  };
 }

@@ -10,6 +10,7 @@ import type { SlackArgs } from './args.js';
 import { stringArg } from './args.js';
 import { missingArgument, slackError } from './errors.js';
 import { type ChannelKind, channelKind, type SlackApp, TEAM_ID, type TsSource } from './ids.js';
+import type { SlackSocketMode } from './socket-mode.js';
 
 export interface SlackEmulatorState {
   /** Refuse what Slack tolerates but turnlog must never do (see `startSlackEmulator`). */
@@ -28,6 +29,8 @@ export interface SlackEmulatorState {
   readonly unsupportedBlocks: ReadonlySet<string>;
   /** `channel\0root ts` → the assistant status shown under that thread and when it was set. */
   readonly statuses: Map<string, { status: string; setAt: number }>;
+  /** Socket Mode: `apps.connections.open` hands out its WebSocket URLs. */
+  readonly socketMode: Pick<SlackSocketMode, 'open'>;
 }
 
 /** How a workspace answers `assistant.threads.setStatus`. */
