@@ -27,6 +27,11 @@
  * With `appToken` the same listeners run over Socket Mode
  * (https://docs.slack.dev/apis/events-api/using-socket-mode) through Bolt's
  * SocketModeReceiver: no public URL, no signature (the socket is the app's).
+ * `start()` resolves once Slack said `hello` on the first connection; an
+ * app token that is not one (`xapp-…`) or that `apps.connections.open`
+ * refuses is a SlackStartupError naming `platforms.slack.appToken` (the
+ * socket client would retry some refusals forever). After that the client
+ * reconnects by itself when Slack asks (`disconnect`) or the link drops.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -38,10 +43,10 @@ import {
   SocketModeReceiver,
   verifySlackRequest,
 } from '@slack/bolt';
-import { type Logger, LogLevel } from '@slack/web-api';
+import { type Logger, LogLevel, WebAPIPlatformError } from '@slack/web-api';
 import type { ClickIntake, IntakeResult, IntakeSink, MessageIntake } from '../../actions/types.js';
 import type { IntakeContext, PlatformIntake } from '../types.js';
-import { startSlackAppAs } from './app.js';
+import { SlackStartupError, startSlackAppAs } from './app.js';
 import type { SlackConfig } from './descriptor.js';
 import { SLACK_CHANNEL_PATTERN, slackApiUrlOf } from './surface.js';
 
@@ -140,6 +145,28 @@ export function clickIntakeOf(body: BlockAction, now: number): ClickIntake | str
     at: tsToMs(action.action_ts, now),
     dedupeKey: `${action.action_ts}:${body.user.id}`,
   };
+}
+
+/** An app-level token (https://docs.slack.dev/authentication/tokens#app-level). */
+const APP_TOKEN_PATTERN = /^xapp-\S+$/;
+
+/** Why Socket Mode could not start, naming the config key to fix. */
+export function socketModeStartupError(error: unknown, apiUrl: string | undefined): SlackStartupError {
+  if (error instanceof WebAPIPlatformError) {
+    const code = typeof error.data.error === 'string' ? error.data.error : undefined;
+    return new SlackStartupError(
+      `platforms.slack.appToken was refused by Slack (${code ?? 'error'}) at apps.connections.open: ` +
+        'check the app-level token (xapp-…, scope connections:write) and that Socket Mode is on for the app',
+      code,
+      { cause: error },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new SlackStartupError(
+    `platforms.slack: could not open a Socket Mode connection at ${apiUrl ?? 'https://slack.com'}: ${message}`,
+    undefined,
+    { cause: error },
+  );
 }
 
 /** What the person who clicked is told when the click did not become an action. */
@@ -416,6 +443,13 @@ export function createSlackIntake(config: SlackConfig, context: IntakeContext): 
         apps.push(app);
       }
       if (config.appToken !== undefined) {
+        if (!APP_TOKEN_PATTERN.test(config.appToken)) {
+          throw new SlackStartupError(
+            'platforms.slack.appToken is not an app-level token (xapp-…): Socket Mode needs the app-level token ' +
+              'with the connections:write scope (Basic Information → App-Level Tokens), not the bot token',
+            'not_an_app_token',
+          );
+        }
         const socket = new SocketModeReceiver({
           appToken: config.appToken,
           logger: quiet,
@@ -424,7 +458,12 @@ export function createSlackIntake(config: SlackConfig, context: IntakeContext): 
         const { app, identity } = await startSlackAppAs(config, { receiver: socket });
         botUserId = identity.botUserId;
         listen(app, context.sink, context, () => botUserId);
-        await app.start();
+        try {
+          await app.start();
+        } catch (error) {
+          await app.stop().catch(() => undefined);
+          throw socketModeStartupError(error, config.apiUrl);
+        }
         apps.push(app);
       }
     },

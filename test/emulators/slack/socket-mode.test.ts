@@ -45,7 +45,7 @@ function socketClient(token = APP_TOKEN) {
     appToken: token,
     logger: silentLogger,
     clientPingTimeout: 300,
-    installerOptions: { clientOptions: { slackApiUrl: `${emulator!.url}/api/`, logger: silentLogger } },
+    installerOptions: { clientOptions: { slackApiUrl: `${emulator!.url}/api/` } },
   });
   stops.push(() => receiver.client.disconnect());
   return receiver.client;
