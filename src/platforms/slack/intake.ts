@@ -147,6 +147,29 @@ export function clickIntakeOf(body: BlockAction, now: number): ClickIntake | str
   };
 }
 
+/**
+ * How long `start()` waits for Socket Mode's first `hello`. Slack answers in
+ * well under a second; the socket client retries some refusals and
+ * unreachable hosts for ever, so start-up gives up after this.
+ */
+export const SOCKET_MODE_START_TIMEOUT_MS = 30_000;
+
+/** A quiet logger that keeps the socket client's last error (why it is still retrying). */
+function errorKeepingLogger(): Logger & { lastError(): string | undefined } {
+  let last: string | undefined;
+  return {
+    ...quiet,
+    error: (...messages: unknown[]) => {
+      // A WebSocket URL's ticket opens a connection: not something to print.
+      last = messages
+        .map(String)
+        .join(' ')
+        .replace(/ticket=[^&\s)]+/g, 'ticket=…');
+    },
+    lastError: () => last,
+  };
+}
+
 /** An app-level token (https://docs.slack.dev/authentication/tokens#app-level). */
 const APP_TOKEN_PATTERN = /^xapp-\S+$/;
 
@@ -416,7 +439,16 @@ export interface SlackIntake extends PlatformIntake {
  * Mode with `appToken`; undefined when neither is set. `start()` makes the
  * Bolt app (its `auth.test`: a bad token is a start-up error).
  */
-export function createSlackIntake(config: SlackConfig, context: IntakeContext): SlackIntake | undefined {
+export interface SlackIntakeOptions {
+  /** How long `start()` waits for the first Socket Mode connection. Default {@link SOCKET_MODE_START_TIMEOUT_MS}. */
+  socketModeStartTimeoutMs?: number;
+}
+
+export function createSlackIntake(
+  config: SlackConfig,
+  context: IntakeContext,
+  opts: SlackIntakeOptions = {},
+): SlackIntake | undefined {
   if (config.signingSecret === undefined && config.appToken === undefined) return undefined;
   const http =
     config.signingSecret === undefined
@@ -450,19 +482,33 @@ export function createSlackIntake(config: SlackConfig, context: IntakeContext): 
             'not_an_app_token',
           );
         }
+        const socketLogger = errorKeepingLogger();
         const socket = new SocketModeReceiver({
           appToken: config.appToken,
-          logger: quiet,
+          logger: socketLogger,
           installerOptions: { clientOptions: { slackApiUrl: slackApiUrlOf(config.apiUrl) } },
         });
         const { app, identity } = await startSlackAppAs(config, { receiver: socket });
         botUserId = identity.botUserId;
         listen(app, context.sink, context, () => botUserId);
+        const timeoutMs = opts.socketModeStartTimeoutMs ?? SOCKET_MODE_START_TIMEOUT_MS;
+        const starting = app.start().then(() => true as const);
+        starting.catch(() => undefined); // a rejection after the deadline is the stop below
+        let connected: true | undefined;
         try {
-          await app.start();
+          connected = await within(starting, timeoutMs);
         } catch (error) {
-          await app.stop().catch(() => undefined);
+          await within(app.stop(), ACK_DEADLINE_MS).catch(() => undefined);
           throw socketModeStartupError(error, config.apiUrl);
+        }
+        if (connected === undefined) {
+          await within(app.stop(), ACK_DEADLINE_MS).catch(() => undefined);
+          const last = socketLogger.lastError();
+          throw new SlackStartupError(
+            `platforms.slack: no Socket Mode connection within ${timeoutMs / 1000} s at ${config.apiUrl ?? 'https://slack.com'}` +
+              `${last === undefined ? '' : ` (last: ${last})`}: check platforms.slack.appToken, apiUrl and that Socket Mode is on for the app`,
+            'socket_mode_timeout',
+          );
         }
         apps.push(app);
       }

@@ -8,6 +8,7 @@ import type { Action } from '../../../src/actions/types.js';
 import { type SlackEmulator, startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import type { EmulatedMessage } from '../../../src/emulators/types.js';
 import { SlackStartupError } from '../../../src/platforms/slack/app.js';
+import { createSlackIntake, type SlackIntake } from '../../../src/platforms/slack/intake.js';
 import { type Serve, startServe } from '../../../src/serve/index.js';
 import { createServeLogger } from '../../../src/serve/logger.js';
 import { createMemoryStore } from '../../../src/store/memory.js';
@@ -20,10 +21,12 @@ const INGEST = 'socket-mode-ingest-token-0123456789';
 
 let emulator: SlackEmulator | undefined;
 let serve: Serve | undefined;
+let intake: SlackIntake | undefined;
 afterEach(async () => {
+  await intake?.stop?.();
   await serve?.close();
   await emulator?.close();
-  serve = emulator = undefined;
+  serve = emulator = intake = undefined;
 });
 
 async function emulatorCall(endpoint: string, body: unknown): Promise<Record<string, unknown>> {
@@ -202,5 +205,29 @@ describe('serve: Slack over Socket Mode', () => {
     await expect(refused).rejects.toBeInstanceOf(SlackStartupError);
     await expect(refused).rejects.toThrow(/platforms\.slack\.appToken is not an app-level token \(xapp-…\)/);
     expect(emulator.state.calls().filter((c) => c.path === '/api/apps.connections.open')).toEqual([]);
+  });
+});
+
+describe('Slack intake: Socket Mode start-up', () => {
+  it('gives up with a start-up error naming the last refusal when no connection opens in time (the client would retry for ever)', async () => {
+    emulator = await startSlackEmulator({ limits: [] });
+    await emulatorCall('app', { appToken: APP_TOKEN });
+    // Slack answering something the socket client deems worth retrying (here invalid_arguments), every time.
+    await emulatorCall('faults', { rules: [{ path: 'apps.connections.open', status: 400 }] });
+    intake = createSlackIntake(
+      { apiUrl: emulator.url, token: BOT_TOKEN, appToken: APP_TOKEN },
+      {
+        sink: { receive: async () => ({ status: 'unknown' }) },
+        now: Date.now,
+        logger: { info() {}, warn() {} },
+      },
+      { socketModeStartTimeoutMs: 1000 },
+    );
+    const started = intake!.start!();
+    await expect(started).rejects.toBeInstanceOf(SlackStartupError);
+    await expect(started).rejects.toThrow(
+      /platforms\.slack: no Socket Mode connection within 1 s at http:\/\/127\.0\.0\.1:\d+ \(last: .*invalid_arguments.*\): check platforms\.slack\.appToken/,
+    );
+    expect(emulator.socketMode.connections()).toBe(0);
   });
 });
