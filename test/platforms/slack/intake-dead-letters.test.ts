@@ -46,7 +46,10 @@ async function start(opts: { sink?: (runtime: IntakeSink) => IntakeSink } = {}) 
     {
       sink: opts.sink ? opts.sink(h.runtime) : h.runtime,
       now: () => h.clock.now(),
-      logger: { info: () => {}, warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
+      logger: {
+        info: () => {},
+        warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+      },
     },
     (record) => h.store.deadLetter(record),
   );
@@ -148,7 +151,14 @@ describe('Slack intake: what it cannot take is kept as a dead letter', () => {
           type: 'event_callback',
           event_id: id,
           team_id: 'T0EMULATED',
-          event: { type: 'message', channel: CHANNEL, user: 'U0PERSON01', text: 'x', ts: '1767268800.0001', ...extra },
+          event: {
+            type: 'message',
+            channel: CHANNEL,
+            user: 'U0PERSON01',
+            text: 'x',
+            ts: '1767268800.0001',
+            ...extra,
+          },
         }),
       );
     expect((await event('EvBOT', { bot_id: 'B0OTHER', subtype: 'bot_message' })).status).toBe(200);
@@ -182,7 +192,9 @@ describe('Slack intake: what it cannot take is kept as a dead letter', () => {
     expect(answer.reply).toMatch(/turnlog does not know message/);
     const kept = await deadLetters();
     expect(kept).toEqual([
-      expect.objectContaining({ reason: expect.stringMatching(/a click turnlog did not take: turnlog does not know message/) }),
+      expect.objectContaining({
+        reason: expect.stringMatching(/a click turnlog did not take: turnlog does not know message/),
+      }),
     ]);
     expect(kept[0]?.payload).toContain('block_actions');
   });
