@@ -247,9 +247,10 @@ function listen(app: App, sink: IntakeSink, context: IntakeContext, botUserId: (
           keepSlack(context, `a click turnlog did not take: ${verdict.text ?? 'an unknown button'}`, body);
         return verdict;
       },
-      (error: unknown) => {
+      (error: unknown): IntakeResult => {
         keepSlack(context, `the runtime could not take a click: ${describe(error)}`, body);
-        throw error;
+        // Answered like a refusal, so the person sees why instead of Slack's generic failure.
+        return { status: 'unknown', text: 'turnlog could not record this press; try again.' };
       },
     );
     const result = await within(pending, ACK_DEADLINE_MS);

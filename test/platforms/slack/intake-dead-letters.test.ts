@@ -218,8 +218,8 @@ describe('Slack intake: what it cannot take is kept as a dead letter', () => {
     ]);
   });
 
-  it('a runtime that throws on a message: Slack still gets 200, the message is kept with the error', async () => {
-    const { post, deadLetters } = await start({
+  it('a runtime that throws: Slack still gets 200, a click is told to try again, each is kept with the error', async () => {
+    const { h, post, deadLetters } = await start({
       sink: () => ({
         receive: () => Promise.reject(new Error('store is full')),
       }),
@@ -233,9 +233,35 @@ describe('Slack intake: what it cannot take is kept as a dead letter', () => {
       }),
     );
     expect(res.status).toBe(200);
+    const posted = (await (
+      await fetch(`${h.emulator.url}/api/chat.postMessage`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${BOT_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          channel: CHANNEL,
+          text: 'a card',
+          blocks: [
+            {
+              type: 'actions',
+              elements: [{ type: 'button', action_id: 'approve', text: { type: 'plain_text', text: 'OK' } }],
+            },
+          ],
+        }),
+      })
+    ).json()) as { ts: string };
+    const answer = (await inspectEmulator(h.emulator.url, 'click', {
+      messageId: posted.ts,
+      action: 'approve',
+    })) as { delivered: boolean; status: number; reply?: string };
+    expect(answer).toEqual({
+      delivered: true,
+      status: 200,
+      reply: 'turnlog could not record this press; try again.',
+    });
     await vi.waitFor(async () =>
-      expect(await deadLetters()).toEqual([
-        expect.objectContaining({ reason: expect.stringMatching(/could not take a message: store is full/) }),
+      expect((await deadLetters()).map((d) => d.reason)).toEqual([
+        expect.stringMatching(/could not take a message: store is full/),
+        expect.stringMatching(/could not take a click: store is full/),
       ]),
     );
   });
