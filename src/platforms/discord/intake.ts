@@ -16,6 +16,10 @@
  *   answered by `answerWithinMs` the interaction is deferred anyway, so the
  *   person never sees "This interaction failed".
  *
+ * A press the runtime does not know, a runtime error and an interaction that
+ * is not a button are kept through `deadLetter` (docs/http-api.md, "What an
+ * intake cannot take").
+ *
  * Intents: Guilds, Guild Messages, Message Content (privileged: without it
  * guild messages arrive empty) and Direct Messages; DMs also need the
  * Channel partial (discord.js caches no DM channel before its first message).

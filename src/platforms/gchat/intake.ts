@@ -5,6 +5,10 @@
  * Each request is verified first (intake-jwt.ts: a Bearer JWT Google signed
  * for this app's audience; 401 and counted otherwise), then read
  * (intake-events.ts: 400 naming what is wrong), then handed to the runtime.
+ * What a verified request carried that turnlog cannot take (a bad body, an
+ * unknown type or button, a runtime error) is kept through
+ * `context.deadLetter` (docs/http-api.md, "What an intake cannot take");
+ * what failed verification is only counted and logged.
  * Chat is answered synchronously
  * (https://developers.google.com/workspace/chat/receive-respond-interactions):
  * - MESSAGE → `{}`: no reply message; the host answers through a turn;
