@@ -216,6 +216,15 @@ export function slackBodyProblem(body: Record<string, unknown>): string | undefi
 
 /** The app's listeners, the same over HTTP and Socket Mode. */
 function listen(app: App, sink: IntakeSink, context: IntakeContext, botUserId: () => string | undefined) {
+  // What no listener below takes is kept and acknowledged. Over HTTP the receiver has already kept and
+  // answered it (it never reaches Bolt); over Socket Mode this is where it is kept.
+  app.use(async (args) => {
+    const problem = slackBodyProblem(args.body as Record<string, unknown>);
+    if (problem === undefined) return args.next();
+    keepSlack(context, problem, args.body);
+    // Bolt acknowledges events itself; commands, shortcuts and views wait for an ack.
+    if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
+  });
   app.event('message', async ({ event, body }) => {
     const eventId = typeof body.event_id === 'string' ? body.event_id : `${event.channel}:${event.ts}`;
     const intake = messageIntakeOf(event as MessageEventFields, eventId, botUserId(), context.now());

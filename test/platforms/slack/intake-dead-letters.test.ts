@@ -9,6 +9,7 @@ import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { IntakeSink } from '../../../src/actions/types.js';
 import { builtinPlatforms } from '../../../src/platforms/registry.js';
+import type { SlackIntake } from '../../../src/platforms/slack/intake.js';
 import type { PlatformIntake } from '../../../src/platforms/types.js';
 import { type IngestServer, startIngestServer } from '../../../src/serve/http.js';
 import { createServeLogger } from '../../../src/serve/logger.js';
@@ -264,6 +265,31 @@ describe('Slack intake: what it cannot take is kept as a dead letter', () => {
         expect.stringMatching(/could not take a click: store is full/),
       ]),
     );
+  });
+
+  it("through the app's listeners (what any receiver, Socket Mode too, hands Bolt): an event or interaction turnlog does not take is kept and acknowledged", async () => {
+    const { deadLetters } = await start();
+    const app = (intake as SlackIntake).app;
+    if (!app) throw new Error('the Slack app is not started');
+    const acks: unknown[] = [];
+    const ack = async (reply?: unknown) => void acks.push(reply ?? null);
+    await app.processEvent({
+      body: {
+        type: 'event_callback',
+        team_id: 'T0EMULATED',
+        event: { type: 'app_mention', user: 'U0PERSON01' },
+      },
+      ack,
+    });
+    await app.processEvent({
+      body: { type: 'shortcut', team: { id: 'T0EMULATED' }, user: { id: 'U0PERSON01' }, callback_id: 'cb' },
+      ack,
+    });
+    expect((await deadLetters()).map((d) => d.reason)).toEqual([
+      expect.stringMatching(/app_mention event: turnlog takes only message events/),
+      expect.stringMatching(/shortcut interaction: turnlog takes only block_actions/),
+    ]);
+    expect(acks).toHaveLength(2);
   });
 
   it('a request that fails verification is refused and counted, never stored', async () => {
