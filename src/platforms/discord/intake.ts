@@ -36,6 +36,7 @@ import {
   Partials,
 } from 'discord.js';
 import type { ClickIntake, IntakeResult, IntakeSink, MessageIntake } from '../../actions/types.js';
+import { redactRawText } from '../../events/scrub.js';
 import type { IntakeContext, PlatformIntake } from '../types.js';
 
 /** Discord's deadline for an interaction's first answer is 3 s; this leaves room for the callback's round trip. */
@@ -128,7 +129,7 @@ export function createDiscordIntake(opts: DiscordIntakeOptions): DiscordIntake {
   const answerWithin = opts.answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
   const { sink, logger } = opts;
   const keep = (reason: string, payload: unknown) => {
-    logger.warn('Discord: kept an event turnlog could not take', { reason });
+    logger.warn('Discord: kept an event turnlog could not take', { reason: redactRawText(reason) });
     opts.deadLetter?.(reason, JSON.stringify(payload));
   };
   let client: Client | null = null;

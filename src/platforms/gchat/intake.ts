@@ -23,6 +23,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IntakeResult } from '../../actions/types.js';
+import { jsonErrorOf, redactRawText } from '../../events/scrub.js';
 import { neutralizeMentions } from '../../render/mentions.js';
 import { discardRest, readBodyWithin } from '../../serve/body.js';
 import type { IntakeContext, PlatformIntake } from '../types.js';
@@ -120,7 +121,10 @@ export function createGchatIntake(options: GchatIntakeOptions, context: IntakeCo
     // Verified from here on: what cannot be taken is kept (redacted by serve), not only logged.
     const raw = read.body.toString('utf8');
     const keep = (reason: string) => {
-      context.logger.warn('gchat intake: kept a request turnlog could not take', { reason });
+      // The reason may quote what was sent (an event type, an error): redacted before it is logged.
+      context.logger.warn('gchat intake: kept a request turnlog could not take', {
+        reason: redactRawText(reason),
+      });
       context.deadLetter?.(reason, raw);
     };
     let intake: ReturnType<typeof readChatEvent>;
@@ -130,8 +134,9 @@ export function createGchatIntake(options: GchatIntakeOptions, context: IntakeCo
       const message =
         error instanceof ChatEventError
           ? error.message
-          : `the body is not JSON: ${error instanceof Error ? error.message : String(error)}`;
-      context.logger.warn('gchat intake: refused a bad event', { error: message });
+          : // jsonErrorOf: Node quotes the start of the text it could not parse, which may be a secret.
+            `the body is not JSON: ${jsonErrorOf(error)}`;
+      context.logger.warn('gchat intake: refused a bad event', { error: redactRawText(message) });
       keep(message);
       sendJson(response, 400, { error: message });
       return;

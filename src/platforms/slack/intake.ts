@@ -40,6 +40,7 @@ import {
 } from '@slack/bolt';
 import { type Logger, LogLevel } from '@slack/web-api';
 import type { ClickIntake, IntakeResult, IntakeSink, MessageIntake } from '../../actions/types.js';
+import { jsonErrorOf, redactRawText } from '../../events/scrub.js';
 import type { IntakeContext, PlatformIntake } from '../types.js';
 import { startSlackAppAs } from './app.js';
 import type { SlackConfig } from './descriptor.js';
@@ -175,7 +176,8 @@ function keepSlack(
   reason: string,
   body: unknown,
 ): void {
-  context.logger.warn('slack: kept a request turnlog could not take', { reason });
+  // The reason may quote what was sent (an event type, an error): redacted before it is logged.
+  context.logger.warn('slack: kept a request turnlog could not take', { reason: redactRawText(reason) });
   context.deadLetter?.(reason, typeof body === 'string' ? body : JSON.stringify(body));
 }
 
@@ -378,7 +380,8 @@ export function createSlackHttpReceiver(opts: {
       try {
         body = parseSlackBody(raw, header(request, 'content-type'));
       } catch (error) {
-        const reason = `not a Slack request body: ${describe(error)}`;
+        // jsonErrorOf: Node quotes the start of the text it could not parse, which may be a secret.
+        const reason = `not a Slack request body: ${jsonErrorOf(error)}`;
         keepSlack(opts, reason, raw);
         answer(response, 400, { error: reason });
         return;

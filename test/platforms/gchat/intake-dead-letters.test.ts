@@ -120,6 +120,17 @@ describe('Google Chat intake: what it cannot take is kept as a dead letter', () 
     expect(JSON.stringify(kept)).not.toContain(LEAKED);
   });
 
+  it('a body that starts with a secret: neither the answer nor the log quotes any of it', async () => {
+    const { send, deadLetters, serve } = await start();
+    const res = await send(`${LEAKED} and more`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/not valid JSON/);
+    expect(JSON.stringify(res.body)).not.toContain('ghp_');
+    expect(serve.logText()).toMatch(/kept a request turnlog could not take/);
+    expect(serve.logText()).not.toContain('ghp_');
+    expect(JSON.stringify(await deadLetters())).not.toContain('ghp_');
+  });
+
   it('an event type turnlog does not know, an over-limit body (413) and an event without a space (400): each kept naming what is wrong', async () => {
     const { send, deadLetters } = await start();
     expect((await send(event('WIDGET_UPDATED'))).status).toBe(400);

@@ -103,6 +103,17 @@ describe('Slack intake: what it cannot take is kept as a dead letter', () => {
     expect(JSON.stringify(kept)).not.toContain(LEAKED);
   });
 
+  it('a body that starts with a secret: neither the answer nor the log quotes any of it', async () => {
+    const { post, deadLetters, warnings } = await start();
+    const res = await post(`${LEAKED} and more`);
+    expect(res.status).toBe(400);
+    expect(res.text).toMatch(/not valid JSON/);
+    expect(res.text).not.toContain('xoxb-');
+    expect(warnings.join('\n')).toMatch(/kept a request turnlog could not take/);
+    expect(warnings.join('\n')).not.toContain('xoxb-');
+    expect(JSON.stringify(await deadLetters())).not.toContain('xoxb-');
+  });
+
   it('an interactivity form whose payload is not a JSON object: 400, kept', async () => {
     const { post, deadLetters } = await start();
     const res = await post(
