@@ -2,7 +2,8 @@
  * The delivery machine: one must-land message outside a turn's log — a final
  * answer, a policy or question card, a top-level entry of a space without
  * threads, a warning — or one must-land edit of such a message (a card
- * showing who decided, `edit`). It books a terminal slot with the budget (so it never starves
+ * showing who decided, `edit`), or one reaction the host adds through the
+ * channel adapter (`reaction`). It books a terminal slot with the budget (so it never starves
  * behind progress edits and never breaks the rate limit), posts, waits out
  * a 429's Retry-After and tries again, and ends `delivered` or `failed`
  * (with the reason, for the dead-letter record).
@@ -30,10 +31,20 @@ export interface DeliveryInput {
   card?: CardRegistration;
   /** Edit this message to show `request.frame` instead of posting a new one. */
   edit?: { messageId: string; threadId?: string };
+  /** Add this reaction to a message instead of posting (`request` gives the space and thread). */
+  reaction?: { messageId: string; emoji: string; threadId?: string };
   /** Echoed in the output: who asked for this delivery waits on it (a host's post through the channel adapter). */
   ticket?: string;
   /** The turn an answer belongs to: a failure is told to that turn's view even after it ended. */
   turnId?: string;
+}
+
+/** What the `reactMessage` actor is given. */
+export interface ReactRequest {
+  space: string;
+  messageId: string;
+  emoji: string;
+  threadId?: string;
 }
 
 export interface CardRegistration {
@@ -55,6 +66,7 @@ export interface DeliveryContext {
   parts: number;
   card: CardRegistration | null;
   edit: { messageId: string; threadId?: string } | null;
+  reaction: { messageId: string; emoji: string; threadId?: string } | null;
   /** The normalised kind of the last failure (`not-found`: the message to edit is gone). */
   errorKind: string | null;
   ticket: string | null;
@@ -112,6 +124,7 @@ export const deliveryMachine = setup({
   },
   guards: {
     isEdit: ({ context }) => context.edit !== null,
+    isReaction: ({ context }) => context.reaction !== null,
     hasMoreParts: ({ context }) => context.continuation.length > 0,
     canRetryRateLimited: ({ context }, params: { error: unknown }) =>
       context.attempts + 1 < context.maxAttempts && errorKind(params.error) === 'rate-limited',
@@ -121,6 +134,7 @@ export const deliveryMachine = setup({
   actors: {
     postMessage: {} as import('xstate').PromiseActorLogic<PostedMessage, PostRequest>,
     editMessage: {} as import('xstate').PromiseActorLogic<void, EditRequest>,
+    reactMessage: {} as import('xstate').PromiseActorLogic<void, ReactRequest>,
   },
   delays: {
     retryAfter: ({ context }) => context.retryAfterMs,
@@ -139,6 +153,7 @@ export const deliveryMachine = setup({
     parts: 0,
     card: input.card ?? null,
     edit: input.edit ?? null,
+    reaction: input.reaction ?? null,
     ticket: input.ticket ?? null,
     turnId: input.turnId ?? null,
     errorKind: null,
@@ -148,7 +163,11 @@ export const deliveryMachine = setup({
     booking: {
       entry: 'bookTerminalSlot',
       on: {
-        'budget.funded': [{ guard: 'isEdit', target: 'editing' }, { target: 'posting' }],
+        'budget.funded': [
+          { guard: 'isReaction', target: 'reacting' },
+          { guard: 'isEdit', target: 'editing' },
+          { target: 'posting' },
+        ],
         'delivery.recover': { target: 'booking', reenter: true },
       },
     },
@@ -171,6 +190,53 @@ export const deliveryMachine = setup({
               message: {
                 messageId: context.edit?.messageId ?? '',
                 ...(context.edit?.threadId ? { threadId: context.edit.threadId } : {}),
+              },
+            }),
+          },
+        },
+        onError: [
+          {
+            guard: { type: 'canRetryRateLimited', params: ({ event }) => ({ error: event.error }) },
+            target: 'waiting',
+            actions: [
+              { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+              {
+                type: 'reportRateLimited',
+                params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+              },
+            ],
+          },
+          {
+            guard: { type: 'canRetry', params: ({ event }) => ({ error: event.error }) },
+            target: 'waiting',
+            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+          },
+          {
+            target: 'failed',
+            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+          },
+        ],
+      },
+    },
+    /** A reaction on a message (the host's, through the channel adapter); retried like an edit. */
+    reacting: {
+      invoke: {
+        id: 'react',
+        src: 'reactMessage',
+        input: ({ context }) => ({
+          space: context.request.space,
+          messageId: context.reaction?.messageId ?? '',
+          emoji: context.reaction?.emoji ?? '',
+          ...(context.reaction?.threadId ? { threadId: context.reaction.threadId } : {}),
+        }),
+        onDone: {
+          target: 'delivered',
+          actions: {
+            type: 'recordPosted',
+            params: ({ context }) => ({
+              message: {
+                messageId: context.reaction?.messageId ?? '',
+                ...(context.reaction?.threadId ? { threadId: context.reaction.threadId } : {}),
               },
             }),
           },

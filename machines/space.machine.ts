@@ -111,13 +111,16 @@ export type SpaceEvent =
   | { type: 'space.reset'; routing: SpaceRoutingConfig }
   /** Someone decided a card (src/actions/clicks.ts): edit its message to show `card` (no buttons, the outcome). */
   | { type: 'space.cardOutcome'; messageId: string; threadId?: string; card: FrameCard }
-  /** The host writes through its channel adapter (src/adapter/): one must-land post or edit, its output told by `ticket`. */
+  /** The host writes through its channel adapter (src/adapter/): one must-land post, edit or reaction, its output told by `ticket`. */
   | { type: 'space.hostWrite'; delivery: HostDelivery }
   | { type: `xstate.done.actor.${string}`; output?: unknown }
   | { type: `xstate.error.actor.${string}`; error?: unknown };
 
 /** A host's write through the channel adapter: a delivery with a ticket its caller waits on. */
-export type HostDelivery = Pick<DeliveryInput, 'request' | 'purpose' | 'edit' | 'card' | 'continuation'> & {
+export type HostDelivery = Pick<
+  DeliveryInput,
+  'request' | 'purpose' | 'edit' | 'reaction' | 'card' | 'continuation'
+> & {
   ticket: string;
 };
 

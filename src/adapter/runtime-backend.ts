@@ -1,6 +1,6 @@
 /**
  * The channel adapter's backend over the runtime (`runtime.channel`): the
- * host's posts, edits and cards become deliveries of the space they go to
+ * host's posts, edits, reactions and cards become deliveries of the space they go to
  * (machines/delivery.machine.ts), so they are redacted, split at the
  * platform's limit, budgeted with the activity log's own writes and retried
  * on 429 like an answer; a card's buttons are registered like a question's.
@@ -102,10 +102,12 @@ export function createRuntimeBackend(deps: RuntimeBackendDeps): RuntimeBackend {
       });
     },
     async react({ space, messageId, emoji, threadId }) {
-      // A reaction is one small write outside any turn's log: the surface's own pacing covers it.
-      await deps
-        .surfaceOf(space)
-        .react({ space, messageId, emoji, ...(threadId !== undefined ? { threadId } : {}) });
+      // A write like any other: booked with the platform's budget, retried on 429, a dead letter when refused.
+      await write(space, {
+        purpose: `host reaction on ${messageId}`,
+        request: { space, frame: proseFrame(clean(emoji)), ...thread(threadId) },
+        reaction: { messageId, emoji: clean(emoji), ...(threadId !== undefined ? { threadId } : {}) },
+      });
     },
     async postCard({ space, threadId, card, options, turnId }) {
       return write(space, {

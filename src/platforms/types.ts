@@ -44,6 +44,19 @@ export interface IntakeContext {
   };
   /** The environment secrets are looked up in. Default: `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Keeps what an authenticated request carried that turnlog could not take
+   * (docs/http-api.md, "Platform intake"): a body that does not parse, an
+   * event type or button it does not know, a runtime that threw. `reason`
+   * names what is wrong; `payload` is what came (the body, not the headers).
+   * Serve redacts both, caps the payload and stores them as a dead letter
+   * with source `intake:<platform id>`; it never throws. A request that
+   * failed verification is never given here: it is counted in `refused()`
+   * and logged, so an unauthenticated sender cannot fill the disk.
+   * Serve always sets it; without it (a bare intake in a test) the intake
+   * only logs.
+   */
+  deadLetter?(reason: string, payload: string): void;
 }
 
 /**

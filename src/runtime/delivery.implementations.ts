@@ -1,5 +1,5 @@
 /**
- * The delivery machine's implementations: the post through the surface, and
+ * The delivery machine's implementations: the post (edit, reaction) through the surface, and
  * its slot from the budget: a terminal slot for an answer or a top-level
  * entry, a queued one for a card, which yields to every terminal frame and
  * takes turns with the other turns' cards in its channel (a flood of cards
@@ -7,7 +7,7 @@
  */
 import { fromPromise, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
-import { deliveryMachine } from '../../machines/delivery.machine.js';
+import { deliveryMachine, type ReactRequest } from '../../machines/delivery.machine.js';
 import { builtinPlatforms } from '../platforms/registry.js';
 import type { EditRequest, PostRequest } from '../surfaces/surface.js';
 import { paceFor, postActor, rateChannel, surfaceResolver } from './posting.js';
@@ -64,6 +64,10 @@ export function createDeliveryImplementations(deps: TurnImplementationDeps): Del
           signal,
         );
         await surface.edit(input, { signal });
+      }),
+      // The surface paces a reaction itself; the budget booked its slot before.
+      reactMessage: fromPromise<void, ReactRequest>(async ({ input, signal }) => {
+        await surfaceFor(input.space).react(input, { signal });
       }),
     },
   };

@@ -94,15 +94,20 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
   }
 
   let server: Awaited<ReturnType<typeof startIngestServer>>;
-  const intakes = createIntakes(config.platforms, registry, {
-    sink: runtime,
-    now: () => clock.now(),
-    logger: {
-      info: (message, fields) => logger.info(fields ?? {}, message),
-      warn: (message, fields) => logger.warn(fields ?? {}, message),
+  const intakes = createIntakes(
+    config.platforms,
+    registry,
+    {
+      sink: runtime,
+      now: () => clock.now(),
+      logger: {
+        info: (message, fields) => logger.info(fields ?? {}, message),
+        warn: (message, fields) => logger.warn(fields ?? {}, message),
+      },
+      ...(options.env ? { env: options.env } : {}),
     },
-    ...(options.env ? { env: options.env } : {}),
-  });
+    (record) => store.deadLetter(record),
+  );
   const stopIntakes = () =>
     Promise.allSettled(Object.values(intakes).map((intake) => intake.stop?.())).then(() => undefined);
   try {

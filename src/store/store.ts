@@ -53,7 +53,7 @@ export interface StoredSpaceSettings {
 
 export interface DeadLetterRecord {
   at: number;
-  /** Where it came from: `ingest`, `space:<space>`, `turn:<turnId>` … */
+  /** Where it came from: `ingest`, `intake:<platform>` (a platform intake), `space:<space>`, `turn:<turnId>` … */
   source: string;
   reason: string;
   /** The rejected input or undeliverable text, as received. */

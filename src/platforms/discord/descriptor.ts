@@ -63,6 +63,7 @@ export const discordPlatform: PlatformDescriptor<DiscordConfig> = {
           ...(config.apiUrl === undefined ? {} : { apiUrl: config.apiUrl }),
           sink: context.sink,
           logger: context.logger,
+          ...(context.deadLetter === undefined ? {} : { deadLetter: context.deadLetter }),
         })
       : undefined,
 };

@@ -16,6 +16,10 @@
  *   answered by `answerWithinMs` the interaction is deferred anyway, so the
  *   person never sees "This interaction failed".
  *
+ * A press the runtime does not know, a runtime error and an interaction that
+ * is not a button are kept through `deadLetter` (docs/http-api.md, "What an
+ * intake cannot take").
+ *
  * Intents: Guilds, Guild Messages, Message Content (privileged: without it
  * guild messages arrive empty) and Direct Messages; DMs also need the
  * Channel partial (discord.js caches no DM channel before its first message).
@@ -32,6 +36,7 @@ import {
   Partials,
 } from 'discord.js';
 import type { ClickIntake, IntakeResult, IntakeSink, MessageIntake } from '../../actions/types.js';
+import { redactRawText } from '../../events/scrub.js';
 import type { IntakeContext, PlatformIntake } from '../types.js';
 
 /** Discord's deadline for an interaction's first answer is 3 s; this leaves room for the callback's round trip. */
@@ -59,6 +64,8 @@ export interface DiscordIntakeOptions {
   logger: IntakeContext['logger'];
   /** How long a button press waits for the runtime before it is deferred anyway (ms). Default {@link DEFAULT_ANSWER_WITHIN_MS}. */
   answerWithinMs?: number;
+  /** Keeps a message or an interaction turnlog cannot take (IntakeContext.deadLetter: serve redacts and stores it). */
+  deadLetter?: IntakeContext['deadLetter'];
 }
 
 /** What the person is told when the result carries no text. */
@@ -121,6 +128,10 @@ export interface DiscordIntake extends PlatformIntake {
 export function createDiscordIntake(opts: DiscordIntakeOptions): DiscordIntake {
   const answerWithin = opts.answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
   const { sink, logger } = opts;
+  const keep = (reason: string, payload: unknown) => {
+    logger.warn('Discord: kept an event turnlog could not take', { reason: redactRawText(reason) });
+    opts.deadLetter?.(reason, JSON.stringify(payload));
+  };
   let client: Client | null = null;
   /** Handlers still running: `stop()` lets them finish (each is bounded by its platform call). */
   const inFlight = new Set<Promise<void>>();
@@ -142,7 +153,14 @@ export function createDiscordIntake(opts: DiscordIntakeOptions): DiscordIntake {
       at: message.createdTimestamp,
       dedupeKey: message.id,
     };
-    const result = await sink.receive(intake);
+    let result: IntakeResult;
+    try {
+      result = await sink.receive(intake);
+    } catch (error) {
+      keep(`the runtime could not take a message: ${describe(error)}`, intake);
+      return;
+    }
+    // A message the runtime refuses is kept by the runtime itself (a dead letter with source `ingest`).
     if (result.status === 'unknown') {
       logger.warn('a Discord message was not recorded', {
         space: intake.space,
@@ -178,9 +196,17 @@ export function createDiscordIntake(opts: DiscordIntakeOptions): DiscordIntake {
       at: interaction.createdTimestamp,
       dedupeKey: interaction.id,
     };
+    const payload = { interaction: interaction.id, ...click };
     const received = sink.receive(click).then(
-      (result) => ({ result }),
-      (error: unknown) => ({ error }),
+      (result) => {
+        if (result.status === 'unknown')
+          keep(`a click turnlog did not take: ${result.text ?? 'an unknown button'}`, payload);
+        return { result };
+      },
+      (error: unknown) => {
+        keep(`the runtime could not take a click: ${describe(error)}`, payload);
+        return { error };
+      },
     );
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
@@ -218,7 +244,18 @@ export function createDiscordIntake(opts: DiscordIntakeOptions): DiscordIntake {
 
   function onInteraction(interaction: Interaction): Promise<void> {
     if (interaction.isButton()) return onButton(interaction);
-    // Not ours (turnlog registers no commands or menus): say so rather than let it fail silently.
+    // Not ours (turnlog registers no commands or menus): kept, and the person told, rather than failing silently.
+    keep(
+      `a Discord interaction of type ${interaction.type} that is not a button: turnlog registers no commands or menus`,
+      {
+        interaction: interaction.id,
+        type: interaction.type,
+        channelId: interaction.channelId,
+        user: interaction.user.id,
+        ...(interaction.isCommand() ? { command: interaction.commandName } : {}),
+        ...(interaction.isMessageComponent() ? { customId: interaction.customId } : {}),
+      },
+    );
     if (interaction.isRepliable()) {
       return interaction
         .reply({ content: 'turnlog only handles its own buttons.', flags: MessageFlags.Ephemeral })

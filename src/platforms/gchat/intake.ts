@@ -5,6 +5,10 @@
  * Each request is verified first (intake-jwt.ts: a Bearer JWT Google signed
  * for this app's audience; 401 and counted otherwise), then read
  * (intake-events.ts: 400 naming what is wrong), then handed to the runtime.
+ * What a verified request carried that turnlog cannot take (a bad body, an
+ * unknown type or button, a runtime error) is kept through
+ * `context.deadLetter` (docs/http-api.md, "What an intake cannot take");
+ * what failed verification is only counted and logged.
  * Chat is answered synchronously
  * (https://developers.google.com/workspace/chat/receive-respond-interactions):
  * - MESSAGE → `{}`: no reply message; the host answers through a turn;
@@ -19,6 +23,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IntakeResult } from '../../actions/types.js';
+import { jsonErrorOf, redactRawText } from '../../events/scrub.js';
 import { neutralizeMentions } from '../../render/mentions.js';
 import { discardRest, readBodyWithin } from '../../serve/body.js';
 import type { IntakeContext, PlatformIntake } from '../types.js';
@@ -106,19 +111,33 @@ export function createGchatIntake(options: GchatIntakeOptions, context: IntakeCo
 
     const read = await readBodyWithin(request, MAX_BODY_BYTES);
     if (!read.ok) {
-      sendJson(response, 413, { error: `body over ${MAX_BODY_BYTES} bytes: not a Google Chat event` });
+      const reason = `body over ${MAX_BODY_BYTES} bytes: not a Google Chat event`;
+      context.logger.warn('gchat intake: kept the head of an over-limit body', { reason });
+      context.deadLetter?.(`${reason}; its first bytes kept`, read.head.toString('utf8'));
+      sendJson(response, 413, { error: reason });
       discardRest(request, { maxBytes: 4 * MAX_BODY_BYTES, maxMs: 5_000 });
       return;
     }
+    // Verified from here on: what cannot be taken is kept (redacted by serve), not only logged.
+    const raw = read.body.toString('utf8');
+    const keep = (reason: string) => {
+      // The reason may quote what was sent (an event type, an error): redacted before it is logged.
+      context.logger.warn('gchat intake: kept a request turnlog could not take', {
+        reason: redactRawText(reason),
+      });
+      context.deadLetter?.(reason, raw);
+    };
     let intake: ReturnType<typeof readChatEvent>;
     try {
-      intake = readChatEvent(JSON.parse(read.body.toString('utf8')) as unknown, context.now());
+      intake = readChatEvent(JSON.parse(raw) as unknown, context.now());
     } catch (error) {
       const message =
         error instanceof ChatEventError
           ? error.message
-          : `the body is not JSON: ${error instanceof Error ? error.message : String(error)}`;
-      context.logger.warn('gchat intake: refused a bad event', { error: message });
+          : // jsonErrorOf: Node quotes the start of the text it could not parse, which may be a secret.
+            `the body is not JSON: ${jsonErrorOf(error)}`;
+      context.logger.warn('gchat intake: refused a bad event', { error: redactRawText(message) });
+      keep(message);
       sendJson(response, 400, { error: message });
       return;
     }
@@ -132,6 +151,7 @@ export function createGchatIntake(options: GchatIntakeOptions, context: IntakeCo
       context.logger.warn('gchat intake: a click on a button turnlog did not render', {
         reason: intake.text,
       });
+      keep(`a click on a button turnlog did not render: ${intake.text}`);
       sendJson(response, 200, privateReply(intake.user, intake.text));
       return;
     }
@@ -150,8 +170,23 @@ export function createGchatIntake(options: GchatIntakeOptions, context: IntakeCo
       result = await context.sink.receive(event);
     } catch (error) {
       seen.delete(key);
-      throw error;
+      const reason = `the runtime could not take a ${event.kind}: ${error instanceof Error ? error.message : String(error)}`;
+      keep(reason);
+      if (event.kind === 'click') {
+        // Chat shows a failed request as "not responding"; the person is told, privately, to try again.
+        sendJson(
+          response,
+          200,
+          privateReply(event.user.id, 'turnlog could not record this press; try again.'),
+        );
+        return;
+      }
+      sendJson(response, 500, { error: reason });
+      return;
     }
+    // A message the runtime refuses is kept by the runtime itself (a dead letter with source `ingest`).
+    if (event.kind === 'click' && result.status === 'unknown')
+      keep(`a click turnlog did not take: ${result.text ?? 'an unknown button'}`);
     if (result.status === 'unknown') {
       // Not taken (a space turnlog does not serve, a bad timestamp): said in the log, not dropped silently.
       context.logger.warn('gchat intake: the runtime did not take an event', {

@@ -45,6 +45,7 @@ import {
 } from '@slack/bolt';
 import { type Logger, LogLevel, WebAPIPlatformError } from '@slack/web-api';
 import type { ClickIntake, IntakeResult, IntakeSink, MessageIntake } from '../../actions/types.js';
+import { jsonErrorOf, redactRawText } from '../../events/scrub.js';
 import type { IntakeContext, PlatformIntake } from '../types.js';
 import { SlackStartupError, startSlackAppAs } from './app.js';
 import type { SlackConfig } from './descriptor.js';
@@ -217,13 +218,78 @@ async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   }
 }
 
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Keeps what Slack sent that turnlog could not take (IntakeContext.deadLetter: redacted and stored by serve). */
+function keepSlack(
+  context: Pick<IntakeContext, 'deadLetter' | 'logger'>,
+  reason: string,
+  body: unknown,
+): void {
+  // The reason may quote what was sent (an event type, an error): redacted before it is logged.
+  context.logger.warn('slack: kept a request turnlog could not take', { reason: redactRawText(reason) });
+  context.deadLetter?.(reason, typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/** Interaction payload types (https://docs.slack.dev/reference/interaction-payloads) turnlog does not handle. */
+const OTHER_INTERACTIONS: ReadonlySet<unknown> = new Set([
+  'view_submission',
+  'view_closed',
+  'shortcut',
+  'message_action',
+  'block_suggestion',
+  'interactive_message',
+  'dialog_submission',
+  'dialog_cancellation',
+  'workflow_step_edit',
+]);
+
+/**
+ * Why a verified body is not something turnlog takes (a message event, a
+ * block_actions interaction), or undefined when it is: an event the app is
+ * subscribed to but turnlog does not handle, a slash command, a modal …
+ */
+export function slackBodyProblem(body: Record<string, unknown>): string | undefined {
+  const type = body.type;
+  if (type === 'block_actions') return undefined;
+  if (type === 'event_callback') {
+    const event = body.event;
+    const eventType =
+      typeof event === 'object' && event !== null ? (event as { type?: unknown }).type : undefined;
+    if (eventType === 'message') return undefined;
+    return `a ${typeof eventType === 'string' ? eventType : 'typeless'} event: turnlog takes only message events (unsubscribe the others under Event Subscriptions)`;
+  }
+  if (typeof body.command === 'string')
+    return `the slash command ${body.command}: turnlog registers no slash commands`;
+  if (OTHER_INTERACTIONS.has(type))
+    return `a ${String(type)} interaction: turnlog takes only block_actions (buttons on its own messages)`;
+  return `a body of type ${JSON.stringify(type ?? null)}: not an Events API event or an interaction turnlog takes`;
+}
+
 /** The app's listeners, the same over HTTP and Socket Mode. */
 function listen(app: App, sink: IntakeSink, context: IntakeContext, botUserId: () => string | undefined) {
+  // What no listener below takes is kept and acknowledged. Over HTTP the receiver has already kept and
+  // answered it (it never reaches Bolt); over Socket Mode this is where it is kept.
+  app.use(async (args) => {
+    const problem = slackBodyProblem(args.body as Record<string, unknown>);
+    if (problem === undefined) return args.next();
+    keepSlack(context, problem, args.body);
+    // Bolt acknowledges events itself; commands, shortcuts and views wait for an ack.
+    if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
+  });
   app.event('message', async ({ event, body }) => {
     const eventId = typeof body.event_id === 'string' ? body.event_id : `${event.channel}:${event.ts}`;
     const intake = messageIntakeOf(event as MessageEventFields, eventId, botUserId(), context.now());
     if (typeof intake === 'string') return;
-    const result = await sink.receive(intake);
+    let result: IntakeResult;
+    try {
+      result = await sink.receive(intake);
+    } catch (error) {
+      // Slack has its 200 already (events are acknowledged first): the message is kept, not lost.
+      keepSlack(context, `the runtime could not take a message: ${describe(error)}`, body);
+      return;
+    }
+    // A message the runtime refuses is kept by the runtime itself (a dead letter with source `ingest`).
     if (result.status === 'unknown')
       context.logger.warn('slack: a message was not taken', { space: intake.space, reason: result.text });
   });
@@ -233,9 +299,21 @@ function listen(app: App, sink: IntakeSink, context: IntakeContext, botUserId: (
     if (typeof click === 'string') {
       await ack();
       context.logger.warn('slack: an interaction was not a button on a message', { reason: click });
+      keepSlack(context, `a block_actions interaction turnlog cannot take: ${click}`, body);
       return;
     }
-    const pending = sink.receive(click);
+    const pending = sink.receive(click).then(
+      (verdict) => {
+        if (verdict.status === 'unknown')
+          keepSlack(context, `a click turnlog did not take: ${verdict.text ?? 'an unknown button'}`, body);
+        return verdict;
+      },
+      (error: unknown): IntakeResult => {
+        keepSlack(context, `the runtime could not take a click: ${describe(error)}`, body);
+        // Answered like a refusal, so the person sees why instead of Slack's generic failure.
+        return { status: 'unknown', text: 'turnlog could not record this press; try again.' };
+      },
+    );
     const result = await within(pending, ACK_DEADLINE_MS);
     if (result === undefined) {
       // Past the deadline: answer Slack now, tell the person once the verdict comes.
@@ -295,6 +373,8 @@ export function createSlackHttpReceiver(opts: {
   signingSecret: string;
   now: () => number;
   logger: IntakeContext['logger'];
+  /** Keeps a verified request turnlog cannot take (never one that failed verification). */
+  deadLetter?: IntakeContext['deadLetter'];
 }): SlackHttpReceiver {
   let app: App | undefined;
   let refused = 0;
@@ -350,7 +430,10 @@ export function createSlackHttpReceiver(opts: {
       try {
         body = parseSlackBody(raw, header(request, 'content-type'));
       } catch (error) {
-        answer(response, 400, { error: error instanceof Error ? error.message : String(error) });
+        // jsonErrorOf: Node quotes the start of the text it could not parse, which may be a secret.
+        const reason = `not a Slack request body: ${jsonErrorOf(error)}`;
+        keepSlack(opts, reason, raw);
+        answer(response, 400, { error: reason });
         return;
       }
       if (body.type === 'url_verification') {
@@ -358,6 +441,21 @@ export function createSlackHttpReceiver(opts: {
         return;
       }
       if (body.ssl_check !== undefined) {
+        answer(response, 200);
+        return;
+      }
+      if (body.type === 'app_rate_limited') {
+        // Slack saying it dropped events (https://docs.slack.dev/apis/events-api/#rate-limiting): news, not bad input.
+        opts.logger.warn('slack: Slack rate-limited the Events API for this app', {
+          minute: body.minute_rate_limited,
+        });
+        answer(response, 200);
+        return;
+      }
+      const problem = slackBodyProblem(body);
+      if (problem !== undefined) {
+        // Answered 200 all the same: Slack retries (and may switch off) an event that is not.
+        keepSlack(opts, problem, raw);
         answer(response, 200);
         return;
       }
@@ -457,6 +555,7 @@ export function createSlackIntake(
           signingSecret: config.signingSecret,
           now: context.now,
           logger: context.logger,
+          ...(context.deadLetter === undefined ? {} : { deadLetter: context.deadLetter }),
         });
   const apps: App[] = [];
   let botUserId: string | undefined;
