@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Action } from '../../../src/actions/types.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import { firstLine } from '../../cli/cli.helpers.js';
+import { emulatorCall } from '../../emulators/emulator-call.js';
 import { startServeProcess } from './serve-process.js';
 
 const CHANNEL = 'C0KILLNINE';
@@ -18,17 +19,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-async function emulatorCall(url: string, endpoint: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}/_emulator/${endpoint}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answer = (await res.json()) as Record<string, unknown>;
-  expect(res.status, JSON.stringify(answer)).toBe(200);
-  return answer;
-}
 
 async function actions(url: string): Promise<Action[]> {
   const res = await fetch(`${url}/v1/actions`);
@@ -57,10 +47,10 @@ describe('serve: kill -9 between a click and the host’s poll', () => {
     const first = startServeProcess(configPath, cleanups);
     const { ingest: url1 } = JSON.parse(await firstLine(first)) as { ingest: string };
     await emulatorCall(emulator.url, 'app', { url: `${url1}/v1/platforms/slack/events`, secret: SECRET });
-    const person = (await emulatorCall(emulator.url, 'inbound', {
+    const person = await emulatorCall<{ messageId: string }>(emulator.url, 'inbound', {
       space: CHANNEL,
       text: 'clean the build dir',
-    })) as { messageId: string };
+    });
     const message = (await actions(url1)).find((a) => a.type === 'message');
     expect(message).toMatchObject({ messageId: person.messageId });
     const events = [

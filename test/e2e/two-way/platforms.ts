@@ -9,6 +9,7 @@ import { startDiscordEmulator } from '../../../src/emulators/discord/index.js';
 import { startGchatEmulator } from '../../../src/emulators/gchat/index.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import type { EmulatedMessage } from '../../../src/emulators/types.js';
+import { emulatorCall } from '../../emulators/emulator-call.js';
 
 export interface ClickAnswer {
   delivered: boolean;
@@ -35,17 +36,6 @@ export interface PlatformSetup {
   start(): Promise<RunningPlatform>;
 }
 
-async function emulatorCall(url: string, endpoint: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${url}/_emulator/${endpoint}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answer = (await res.json()) as unknown;
-  if (!res.ok) throw new Error(`/_emulator/${endpoint} answered ${res.status}: ${JSON.stringify(answer)}`);
-  return answer;
-}
-
 function running(
   url: string,
   space: string,
@@ -57,13 +47,9 @@ function running(
     space,
     config,
     connect: async (serveUrl) => register?.(serveUrl),
-    personPosts: async (text) =>
-      (await emulatorCall(url, 'inbound', { space, text, user: 'alice' })) as {
-        messageId: string;
-        threadId: string;
-      },
-    click: async (messageId, action, user) =>
-      (await emulatorCall(url, 'click', { messageId, action, user })) as ClickAnswer,
+    personPosts: (text) =>
+      emulatorCall<{ messageId: string; threadId: string }>(url, 'inbound', { space, text, user: 'alice' }),
+    click: (messageId, action, user) => emulatorCall<ClickAnswer>(url, 'click', { messageId, action, user }),
     async messages() {
       const res = await fetch(`${url}/_emulator/messages?space=${encodeURIComponent(space)}`);
       const { messages } = (await res.json()) as { messages: EmulatedMessage[] };
