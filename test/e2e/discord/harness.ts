@@ -22,44 +22,35 @@ import {
   type DiscordEmulatorOptions,
   startDiscordEmulator,
 } from '../../../src/emulators/discord/index.js';
-import type { EmulatedMessage, FaultRule, RecordedCall } from '../../../src/emulators/types.js';
+import type { EmulatedMessage, RecordedCall } from '../../../src/emulators/types.js';
 import { createDiscordSurface, type DiscordSurface } from '../../../src/platforms/discord/index.js';
-import type { Runtime } from '../../../src/runtime.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
-import { clockAt, startPlatformE2E } from '../shared/platform-e2e.js';
+import {
+  asSeen,
+  clockAt,
+  type E2EBasics,
+  type PlatformE2E,
+  startPlatformE2E,
+} from '../shared/platform-e2e.js';
 
 export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 export const CHANNEL = '1800000000000000001';
 export const SPACE = `discord:${CHANNEL}`;
 export const TOKEN = 'test-bot-token';
 
-export interface DiscordE2E {
-  runtime: Runtime;
-  emulator: DiscordEmulator;
-  clock: SimulatedClock;
+export interface DiscordE2E
+  extends E2EBasics<DiscordEmulator>,
+    Pick<PlatformE2E<DiscordEmulator, DiscordSurface>, 'errors' | 'stopRuntime'> {
+  /** The surface the runtime calls (its calls counted while in flight). */
   surface: DiscordSurface;
-  warnings: string[];
-  /** What the surface's failed calls said. */
-  errors: string[];
-  send(event: Record<string, unknown>, space?: string): void;
   /** A person writes in the channel, fed to the runtime as an `inbound` event with `ref`. */
   userMessage(ref: string, opts?: { space?: string; text?: string }): Promise<{ messageId: string }>;
-  quiet(): Promise<void>;
   /** Moves the clock `ms` in steps of `stepMs` (default 100), waiting after each until no call is in flight. */
   advance(ms: number, stepMs?: number): Promise<void>;
-  /** Calls the app made (a person's messages and deletions left out). */
-  calls(): RecordedCall[];
-  creates(): RecordedCall[];
-  updates(): RecordedCall[];
   /** The channel's top-level messages as a person sees them: a Components V2 message reads as its Text Displays. */
   messages(channel?: string): EmulatedMessage[];
   /** The messages in the thread started on `rootId` (a Discord thread has its starter message's id). */
   thread(rootId: string, channel?: string): EmulatedMessage[];
-  faults(rules: FaultRule[]): Promise<void>;
-  personDeletes(messageId: string): Promise<void>;
-  /** Stops the runtime (not the emulator): for a restart on the same store. */
-  stopRuntime(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 export interface DiscordE2EOptions {
@@ -91,12 +82,7 @@ export async function startDiscordE2E(opts: DiscordE2EOptions = {}): Promise<Dis
     onStep: () => vi.setSystemTime(clock.now()),
     onStop: () => vi.useRealTimers(),
   });
-  /** A person sees a Components V2 message as its Text Displays. */
-  const seen = (channel: string) =>
-    e2e.emulator.state.messages(channel).map((m) => ({
-      ...m,
-      text: [m.text, m.card?.text ?? ''].filter((part) => part !== '').join('\n'),
-    }));
+  const seen = (channel: string) => e2e.emulator.state.messages(channel).map(asSeen);
   return Object.assign(e2e, {
     surface: e2e.counted,
     async userMessage(ref: string, o: { space?: string; text?: string } = {}) {

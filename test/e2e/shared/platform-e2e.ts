@@ -28,6 +28,12 @@ export function clockAt(startMs: number): SimulatedClock {
   return clock;
 }
 
+/** A message as a person reads it: its text, then its card's text (a Discord Components V2 message: its Text Displays). */
+export const asSeen = (message: EmulatedMessage): EmulatedMessage => ({
+  ...message,
+  text: [message.text, message.card?.text ?? ''].filter((part) => part !== '').join('\n'),
+});
+
 /** One platform, as {@link startPlatformE2E} runs it. */
 export interface PlatformE2EOptions<E extends EmulatorServer, S extends ChatSurface> {
   /** The surface's key in createRuntime's `surfaces`, and the prefix of its spaces (`gchat:…`). */
@@ -59,7 +65,7 @@ export interface PlatformE2EOptions<E extends EmulatorServer, S extends ChatSurf
 
 export interface PlatformE2E<E extends EmulatorServer, S extends ChatSurface> {
   /** The runtime running now (a new one after {@link restart}). */
-  readonly runtime: Runtime;
+  runtime: Runtime;
   emulator: E;
   clock: SimulatedClock;
   store: TurnlogStore;
@@ -100,6 +106,23 @@ export interface PlatformE2E<E extends EmulatorServer, S extends ChatSurface> {
   /** Stops the runtime (unless stopped) and the emulator (unless reused). */
   stop(): Promise<void>;
 }
+
+/** What every platform's harness has, each with the same signature. */
+export type E2EBasics<E extends EmulatorServer> = Pick<
+  PlatformE2E<E, ChatSurface>,
+  | 'runtime'
+  | 'emulator'
+  | 'clock'
+  | 'warnings'
+  | 'send'
+  | 'quiet'
+  | 'calls'
+  | 'creates'
+  | 'updates'
+  | 'faults'
+  | 'personDeletes'
+  | 'stop'
+>;
 
 export async function startPlatformE2E<E extends EmulatorServer, S extends ChatSurface>(
   opts: PlatformE2EOptions<E, S>,

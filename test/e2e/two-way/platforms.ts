@@ -10,6 +10,7 @@ import { startGchatEmulator } from '../../../src/emulators/gchat/index.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import type { EmulatedMessage } from '../../../src/emulators/types.js';
 import { emulatorCall } from '../../emulators/emulator-call.js';
+import { asSeen } from '../shared/platform-e2e.js';
 
 export interface ClickAnswer {
   delivered: boolean;
@@ -53,10 +54,7 @@ function running(
     async messages() {
       const res = await fetch(`${url}/_emulator/messages?space=${encodeURIComponent(space)}`);
       const { messages } = (await res.json()) as { messages: EmulatedMessage[] };
-      return messages.map((m) => ({
-        ...m,
-        text: [m.text, m.card?.text ?? ''].filter((part) => part !== '').join('\n'),
-      }));
+      return messages.map(asSeen);
     },
     close,
   };
