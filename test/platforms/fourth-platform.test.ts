@@ -6,7 +6,7 @@ import type { EmulatorServer } from '../../src/emulators/core/index.js';
 import { parseRunEvent } from '../../src/events/parse.js';
 import { builtinPlatforms } from '../../src/platforms/registry.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { emulatorCall } from '../emulators/emulator-call.js';
+import { emulatorCall } from '../emulators/inspection.js';
 import { describeSurfaceContract, silentServer } from '../surfaces/contract.js';
 import { startMatrixEmulator } from './matrix/emulator.js';
 import { createMatrixSurface, MATRIX_CAPABILITIES, matrixPlatform } from './matrix/platform.js';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type DiscordEmulator, startDiscordEmulator } from '../../src/emulators/discord/index.js';
 import { DiscordGatewayError } from '../../src/platforms/discord/index.js';
 import { type Serve, startServe } from '../../src/serve/index.js';
-import { emulatorCall } from '../emulators/emulator-call.js';
+import { emulatorCall } from '../emulators/inspection.js';
 
 const CHANNEL = '1800000000000000301';
 const SPACE = `discord:${CHANNEL}`;

@@ -6,7 +6,7 @@ import type { EmulatorServer } from '../../src/emulators/core/index.js';
 import { startSlackEmulator } from '../../src/emulators/slack/index.js';
 import { SlackStartupError } from '../../src/platforms/slack/app.js';
 import { type Serve, startServe } from '../../src/serve/index.js';
-import { emulatorCall } from '../emulators/emulator-call.js';
+import { emulatorCall } from '../emulators/inspection.js';
 
 const CHANNEL = 'C0SERVE001';
 const SPACE = `slack:${CHANNEL}`;

@@ -13,7 +13,7 @@ import {
 } from '../../../src/platforms/discord/index.js';
 import { createMemoryStore } from '../../../src/store/index.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
-import { emulatorCall } from '../../emulators/emulator-call.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 import { CHANNEL, type DiscordE2E, landed, SPACE, startDiscordE2E, TOKEN } from './harness.js';
 
 const PERSON = '1950000000000000201';

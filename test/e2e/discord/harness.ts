@@ -25,13 +25,8 @@ import {
 import type { EmulatedMessage, RecordedCall } from '../../../src/emulators/types.js';
 import { createDiscordSurface, type DiscordSurface } from '../../../src/platforms/discord/index.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
-import {
-  asSeen,
-  clockAt,
-  type E2EBasics,
-  type PlatformE2E,
-  startPlatformE2E,
-} from '../shared/platform-e2e.js';
+import { asSeen } from '../../emulators/inspection.js';
+import { clockAt, type E2EBasics, type PlatformE2E, startPlatformE2E } from '../shared/platform-e2e.js';
 
 export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 export const CHANNEL = '1800000000000000001';

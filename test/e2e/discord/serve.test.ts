@@ -15,7 +15,7 @@ import { type DiscordEmulator, startDiscordEmulator } from '../../../src/emulato
 import type { DiscordSurface } from '../../../src/platforms/discord/index.js';
 import { builtinPlatforms } from '../../../src/platforms/registry.js';
 import { createSurfaces, type Serve, startServe } from '../../../src/serve/index.js';
-import { emulatorCall } from '../../emulators/emulator-call.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 import { countCalls, createInFlight, stepClock, untilNoCallInFlight } from '../shared/calls-in-flight.js';
 import { landed, START_MS, SUPPRESS_NOTIFICATIONS } from './harness.js';
 

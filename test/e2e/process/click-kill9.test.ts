@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Action } from '../../../src/actions/types.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import { firstLine } from '../../cli/cli.helpers.js';
-import { emulatorCall } from '../../emulators/emulator-call.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 import { startServeProcess } from './serve-process.js';
 
 const CHANNEL = 'C0KILLNINE';

@@ -18,7 +18,7 @@ import { createRuntime, type Runtime } from '../../../src/runtime.js';
 import { createMemoryStore } from '../../../src/store/memory.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
 import type { ChatSurface } from '../../../src/surfaces/surface.js';
-import { emulatorCall } from '../../emulators/emulator-call.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 import { countCalls, createInFlight, STEP_MS, stepClock, untilNoCallInFlight } from './calls-in-flight.js';
 
 /** A new simulated clock at `startMs`. */
@@ -27,12 +27,6 @@ export function clockAt(startMs: number): SimulatedClock {
   clock.set(startMs);
   return clock;
 }
-
-/** A message as a person reads it: its text, then its card's text (a Discord Components V2 message: its Text Displays). */
-export const asSeen = (message: EmulatedMessage): EmulatedMessage => ({
-  ...message,
-  text: [message.text, message.card?.text ?? ''].filter((part) => part !== '').join('\n'),
-});
 
 /** One platform, as {@link startPlatformE2E} runs it. */
 export interface PlatformE2EOptions<E extends EmulatorServer, S extends ChatSurface> {

@@ -4,7 +4,7 @@ import { type SlackEmulatorOptions, startSlackEmulator } from '../../../src/emul
 import type { EmulatedMessage, RecordedCall } from '../../../src/emulators/types.js';
 import { createSlackSurface, type SlackSurface } from '../../../src/platforms/slack/surface.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
-import { emulatorCall } from '../../emulators/emulator-call.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 import { type E2EBasics, type PlatformE2E, startPlatformE2E } from '../shared/platform-e2e.js';
 
 export const START_MS = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -26,7 +26,7 @@ export interface SlackE2E
   messages(channel?: string): EmulatedMessage[];
 }
 
-/** POSTs to the emulator's inspection API (`/_emulator/<endpoint>`), failing on any answer but 200 (test/emulators/emulator-call.ts). */
+/** POSTs to the emulator's inspection API (`/_emulator/<endpoint>`), failing on any answer but 200 (test/emulators/inspection.ts). */
 export async function inspectEmulator(url: string, endpoint: string, body: unknown): Promise<unknown> {
   return emulatorCall<unknown>(url, endpoint, body);
 }

@@ -9,8 +9,7 @@ import { startDiscordEmulator } from '../../../src/emulators/discord/index.js';
 import { startGchatEmulator } from '../../../src/emulators/gchat/index.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import type { EmulatedMessage } from '../../../src/emulators/types.js';
-import { emulatorCall } from '../../emulators/emulator-call.js';
-import { asSeen } from '../shared/platform-e2e.js';
+import { asSeen, emulatorCall } from '../../emulators/inspection.js';
 
 export interface ClickAnswer {
   delivered: boolean;

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TURNLOG_BUTTON_FUNCTION } from '../../../src/platforms/gchat/intake-buttons.js';
 import { certsFromKeyDocument } from '../../../src/platforms/gchat/intake-jwt.js';
 import { POLICY_DECISION_ACTION, renderGchatCard } from '../../../src/platforms/gchat/render.js';
-import { emulatorAnswer } from '../emulator-call.js';
+import { emulatorAnswer } from '../inspection.js';
 import { type GchatHarness, personPosts, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';

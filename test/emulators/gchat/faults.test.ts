@@ -2,7 +2,7 @@
 // error type (gaxios' GaxiosError) with Google's error envelope, and change nothing.
 import { GaxiosError } from 'googleapis-common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emulatorCall } from '../emulator-call.js';
+import { emulatorCall } from '../inspection.js';
 import { failure, type GchatHarness, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';

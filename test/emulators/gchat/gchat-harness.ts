@@ -13,7 +13,7 @@ import { chat, type chat_v1 } from 'googleapis/build/src/apis/chat/index.js';
 import { SimulatedClock } from 'xstate';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
 import { type GchatEmulatorOptions, startGchatEmulator } from '../../../src/emulators/gchat/index.js';
-import { emulatorCall } from '../emulator-call.js';
+import { emulatorCall } from '../inspection.js';
 
 export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 

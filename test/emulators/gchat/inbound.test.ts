@@ -1,7 +1,7 @@
 // spec: docs/emulators.md `POST /_emulator/inbound` — a person's message, a new thread unless `threadId`, answered
 // with `{messageId, threadId}` in Google Chat's own formats (`spaces/S/messages/M`, `spaces/S/threads/T`).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emulatorAnswer } from '../emulator-call.js';
+import { emulatorAnswer } from '../inspection.js';
 import { type GchatHarness, personPosts, START_MS, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';

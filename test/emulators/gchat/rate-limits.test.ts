@@ -4,7 +4,7 @@
 // backoff algorithm"); the emulator sends none either, and records the exact wait in the call's details.
 import { afterEach, describe, expect, it } from 'vitest';
 import { GCHAT_DEFAULT_LIMITS } from '../../../src/emulators/gchat/index.js';
-import { emulatorCall } from '../emulator-call.js';
+import { emulatorCall } from '../inspection.js';
 import { failure, type GchatHarness, START_MS, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';

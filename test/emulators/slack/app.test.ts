@@ -7,7 +7,7 @@ import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
-import { emulatorAnswer } from '../emulator-call.js';
+import { emulatorAnswer } from '../inspection.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
 const SECRET = 'emulator-signing-secret';

@@ -17,7 +17,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
-import { emulatorCall } from '../emulator-call.js';
+import { emulatorCall } from '../inspection.js';
 import { TOKEN } from './slack-test-kit.js';
 
 /** The codes each method's "Errors" table documents (the subset the emulator can produce). */

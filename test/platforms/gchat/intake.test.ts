@@ -19,7 +19,7 @@ import type { PlatformDescriptor, PlatformIntake } from '../../../src/platforms/
 import { type IngestServer, startIngestServer } from '../../../src/serve/http.js';
 import { createServeLogger } from '../../../src/serve/logger.js';
 import { type GchatE2E, SPACE, SPACE_NAME, startGchatE2E } from '../../e2e/gchat/harness.js';
-import { emulatorAnswer } from '../../emulators/emulator-call.js';
+import { emulatorAnswer } from '../../emulators/inspection.js';
 import { startTestServe } from '../../serve/serve.helpers.js';
 
 const AUDIENCE = '1234567890';

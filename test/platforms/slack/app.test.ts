@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import { SlackStartupError, startSlackApp, verifySlackAuth } from '../../../src/platforms/slack/app.js';
-import { emulatorCall } from '../../emulators/emulator-call.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 import { rejectionOf } from './harness.js';
 
 let emulator: EmulatorServer | undefined;

@@ -16,7 +16,7 @@ import {
 } from '../../../src/platforms/slack/surface.js';
 import type { SurfaceFrame } from '../../../src/surfaces/frame.js';
 import type { EditRequest, PostRequest } from '../../../src/surfaces/surface.js';
-import { emulatorCall } from '../../emulators/emulator-call.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 
 export const START_MS = Date.UTC(2026, 0, 1, 12, 0, 0);
 export const TOKEN = 'xoxb-surface-test-token';

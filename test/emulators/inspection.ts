@@ -1,9 +1,17 @@
 /**
- * The emulators' inspection API (`POST <url>/_emulator/<endpoint>`, docs/emulators.md)
- * as tests call it: {@link emulatorCall} for a step that must succeed (a person
- * posts, a fault is set), {@link emulatorAnswer} for a test of the API itself,
- * which reads the status of an answer that may be a refusal.
+ * The emulators' inspection API (`/_emulator/*`, docs/emulators.md) as tests
+ * use it: {@link emulatorCall} for a step that must succeed (a person posts, a
+ * fault is set), {@link emulatorAnswer} for a test of the API itself, which
+ * reads the status of an answer that may be a refusal, and {@link asSeen} for
+ * a message as a person reads it.
  */
+import type { EmulatedMessage } from '../../src/emulators/types.js';
+
+/** A message as a person reads it: its text, then its card's text (a Discord Components V2 message: its Text Displays). */
+export const asSeen = (message: EmulatedMessage): EmulatedMessage => ({
+  ...message,
+  text: [message.text, message.card?.text ?? ''].filter((part) => part !== '').join('\n'),
+});
 
 /** What an inspection endpoint answered. */
 export interface EmulatorAnswer {
