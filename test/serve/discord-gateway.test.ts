@@ -7,6 +7,7 @@ import { type DiscordEmulator, startDiscordEmulator } from '../../src/emulators/
 import { DiscordGatewayError } from '../../src/platforms/discord/index.js';
 import { type Serve, startServe } from '../../src/serve/index.js';
 import { emulatorCall } from '../emulators/inspection.js';
+import { ndjson, postEvents } from './serve.helpers.js';
 
 const CHANNEL = '1800000000000000301';
 const SPACE = `discord:${CHANNEL}`;
@@ -28,11 +29,7 @@ const discordConfig = (url: string, gateway = true) => ({
 });
 
 async function ingest(events: Record<string, unknown>[]) {
-  const res = await fetch(`${serve!.url}/v1/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-ndjson' },
-    body: events.map((event) => JSON.stringify({ space: SPACE, ...event })).join('\n'),
-  });
+  const res = await postEvents(serve!.url, ndjson(...events.map((event) => ({ space: SPACE, ...event }))));
   expect(res.status).toBe(202);
 }
 

@@ -7,6 +7,7 @@ import { startSlackEmulator } from '../../src/emulators/slack/index.js';
 import { SlackStartupError } from '../../src/platforms/slack/app.js';
 import { type Serve, startServe } from '../../src/serve/index.js';
 import { emulatorCall } from '../emulators/inspection.js';
+import { ndjson, postEvents } from './serve.helpers.js';
 
 const CHANNEL = 'C0SERVE001';
 const SPACE = `slack:${CHANNEL}`;
@@ -76,12 +77,7 @@ describe('serve: Slack', () => {
       { type: 'answer', space: SPACE, turnId: 't1', text: 'Fixed. <@U0123ABCD>' },
       { type: 'turn_ended', space: SPACE, turnId: 't1', outcome: 'ok' },
     ];
-    const res = await fetch(`${serve.url}/v1/events`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-ndjson' },
-      body: events.map((event) => JSON.stringify(event)).join('\n'),
-    });
-    expect(res.status).toBe(202);
+    expect((await postEvents(serve.url, ndjson(...events))).status).toBe(202);
 
     await vi.waitFor(
       () => {
