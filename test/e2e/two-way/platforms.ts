@@ -36,17 +36,27 @@ export interface PlatformSetup {
   start(): Promise<RunningPlatform>;
 }
 
+/**
+ * A running emulator as the suite drives it; `appSecret` (Slack: the signing
+ * secret; Google Chat: the JWT audience) registers serve's
+ * `/v1/platforms/<id>/events` as the app on `connect`, where the platform
+ * delivers to an app over HTTP (Discord's bot connects to the gateway instead).
+ */
 function running(
-  url: string,
+  id: PlatformSetup['id'],
+  emulator: { url: string; close(): Promise<void> },
   space: string,
   config: Record<string, unknown>,
-  close: () => Promise<void>,
-  register?: (serveUrl: string) => Promise<void>,
+  appSecret?: string,
 ): RunningPlatform {
+  const { url } = emulator;
   return {
     space,
     config,
-    connect: async (serveUrl) => register?.(serveUrl),
+    async connect(serveUrl) {
+      if (appSecret === undefined) return;
+      await emulatorCall(url, 'app', { url: `${serveUrl}/v1/platforms/${id}/events`, secret: appSecret });
+    },
     personPosts: (text) =>
       emulatorCall<{ messageId: string; threadId: string }>(url, 'inbound', { space, text, user: 'alice' }),
     click: (messageId, action, user) => emulatorCall<ClickAnswer>(url, 'click', { messageId, action, user }),
@@ -55,7 +65,7 @@ function running(
       const { messages } = (await res.json()) as { messages: EmulatedMessage[] };
       return messages.map(asSeen);
     },
-    close,
+    close: () => emulator.close(),
   };
 }
 
@@ -69,7 +79,8 @@ export const PLATFORM_SETUPS: PlatformSetup[] = [
     async start() {
       const emulator = await startGchatEmulator({ limits: [] });
       return running(
-        emulator.url,
+        'gchat',
+        emulator,
         'spaces/TWOWAY',
         {
           gchat: {
@@ -77,13 +88,7 @@ export const PLATFORM_SETUPS: PlatformSetup[] = [
             events: { audience: GCHAT_AUDIENCE, jwksUrl: `${emulator.url}/_emulator/jwks` },
           },
         },
-        () => emulator.close(),
-        async (serveUrl) => {
-          await emulatorCall(emulator.url, 'app', {
-            url: `${serveUrl}/v1/platforms/gchat/events`,
-            secret: GCHAT_AUDIENCE,
-          });
-        },
+        GCHAT_AUDIENCE,
       );
     },
   },
@@ -92,16 +97,11 @@ export const PLATFORM_SETUPS: PlatformSetup[] = [
     async start() {
       const emulator = await startSlackEmulator({ limits: [] });
       return running(
-        emulator.url,
+        'slack',
+        emulator,
         'C0TWOWAY01',
         { slack: { apiUrl: emulator.url, token: 'xoxb-two-way', signingSecret: SLACK_SECRET } },
-        () => emulator.close(),
-        async (serveUrl) => {
-          await emulatorCall(emulator.url, 'app', {
-            url: `${serveUrl}/v1/platforms/slack/events`,
-            secret: SLACK_SECRET,
-          });
-        },
+        SLACK_SECRET,
       );
     },
   },
@@ -109,12 +109,9 @@ export const PLATFORM_SETUPS: PlatformSetup[] = [
     id: 'discord',
     async start() {
       const emulator = await startDiscordEmulator({ limits: [] });
-      return running(
-        emulator.url,
-        '1800000000000000077',
-        { discord: { apiUrl: emulator.url, token: DISCORD_TOKEN, gateway: true } },
-        () => emulator.close(),
-      );
+      return running('discord', emulator, '1800000000000000077', {
+        discord: { apiUrl: emulator.url, token: DISCORD_TOKEN, gateway: true },
+      });
     },
   },
 ];
