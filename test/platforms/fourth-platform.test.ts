@@ -6,22 +6,13 @@ import type { EmulatorServer } from '../../src/emulators/core/index.js';
 import { parseRunEvent } from '../../src/events/parse.js';
 import { builtinPlatforms } from '../../src/platforms/registry.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { emulatorCall } from '../emulators/inspection.js';
 import { describeSurfaceContract, silentServer } from '../surfaces/contract.js';
 import { startMatrixEmulator } from './matrix/emulator.js';
 import { createMatrixSurface, MATRIX_CAPABILITIES, matrixPlatform } from './matrix/platform.js';
 
 const ROOM = '!abc:example.org';
 const SPACE = `matrix:${ROOM}`;
-
-async function inspect(emulator: EmulatorServer, path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${emulator.url}/_emulator/${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (res.status !== 200) throw new Error(`/_emulator/${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
 
 describeSurfaceContract('matrix (a platform defined in test code)', async () => {
   const emulator = await startMatrixEmulator();
@@ -32,12 +23,12 @@ describeSurfaceContract('matrix (a platform defined in test code)', async () => 
     surface: createMatrixSurface({ homeserver: emulator.url }),
     space: SPACE,
     fault: async (rule) => {
-      await inspect(emulator, 'faults', { rules: [rule] });
+      await emulatorCall(emulator.url, 'faults', { rules: [rule] });
     },
     personPosts: async (text) =>
-      (await inspect(emulator, 'inbound', { space: ROOM, text })) as { messageId: string },
+      emulatorCall<{ messageId: string }>(emulator.url, 'inbound', { space: ROOM, text }),
     personDeletes: async (messageId) => {
-      await inspect(emulator, 'delete', { messageId });
+      await emulatorCall(emulator.url, 'delete', { messageId });
     },
     calls: async () => app(),
     messages: async () => emulator.state.messages(ROOM),
@@ -101,9 +92,10 @@ describe('a fourth platform through the registry', () => {
       const result = runtime!.ingest({ space: SPACE, ...event });
       if (!result.ok) throw new Error(result.error);
     };
-    const root = (await inspect(emulator, 'inbound', { space: ROOM, text: 'fix the build' })) as {
-      messageId: string;
-    };
+    const root = await emulatorCall<{ messageId: string }>(emulator.url, 'inbound', {
+      space: ROOM,
+      text: 'fix the build',
+    });
     send({ type: 'inbound', messageId: root.messageId, ref: 'u1' });
     send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
     for (let i = 0; i < 6; i++) {

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type DiscordEmulator, startDiscordEmulator } from '../../src/emulators/discord/index.js';
 import { DiscordGatewayError } from '../../src/platforms/discord/index.js';
 import { type Serve, startServe } from '../../src/serve/index.js';
+import { emulatorCall } from '../emulators/inspection.js';
+import { ndjson, postEvents } from './serve.helpers.js';
 
 const CHANNEL = '1800000000000000301';
 const SPACE = `discord:${CHANNEL}`;
@@ -26,21 +28,8 @@ const discordConfig = (url: string, gateway = true) => ({
   platforms: { discord: { apiUrl: url, token: 'env:DISCORD_BOT', gateway } },
 });
 
-async function inspect(endpoint: string, body: unknown) {
-  const res = await fetch(`${emulator!.url}/_emulator/${endpoint}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return (await res.json()) as Record<string, unknown>;
-}
-
 async function ingest(events: Record<string, unknown>[]) {
-  const res = await fetch(`${serve!.url}/v1/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-ndjson' },
-    body: events.map((event) => JSON.stringify({ space: SPACE, ...event })).join('\n'),
-  });
+  const res = await postEvents(serve!.url, ndjson(...events.map((event) => ({ space: SPACE, ...event }))));
   expect(res.status).toBe(202);
 }
 
@@ -64,7 +53,10 @@ describe('serve: the Discord gateway', () => {
     serve = await startServe({ config: discordConfig(emulator.url), env: { DISCORD_BOT: TOKEN } });
     expect(emulator.gateway.sessions()).toEqual([expect.objectContaining({ connected: true })]);
 
-    const person = (await inspect('inbound', { space: CHANNEL, text: 'ship it' })) as { messageId: string };
+    const person = await emulatorCall<{ messageId: string }>(emulator.url, 'inbound', {
+      space: CHANNEL,
+      text: 'ship it',
+    });
     await ingest([
       { type: 'turn_started', turnId: 't1', root: { messageId: person.messageId } },
       { type: 'policy_request', turnId: 't1', requestId: 'r1', command: 'deploy', args: ['prod'] },
@@ -80,7 +72,7 @@ describe('serve: the Discord gateway', () => {
       },
       { timeout: 10_000, interval: 50 },
     );
-    const pressed = await inspect('click', { messageId: cardId, action: 'approve' });
+    const pressed = await emulatorCall(emulator.url, 'click', { messageId: cardId, action: 'approve' });
     // Answered before the emulator's 3 s deadline, whatever the runtime made of it.
     expect(pressed).toMatchObject({ delivered: true, status: 204 });
 

@@ -6,6 +6,8 @@ import type { EmulatorServer } from '../../src/emulators/core/index.js';
 import { startSlackEmulator } from '../../src/emulators/slack/index.js';
 import { SlackStartupError } from '../../src/platforms/slack/app.js';
 import { type Serve, startServe } from '../../src/serve/index.js';
+import { emulatorCall } from '../emulators/inspection.js';
+import { ndjson, postEvents } from './serve.helpers.js';
 
 const CHANNEL = 'C0SERVE001';
 const SPACE = `slack:${CHANNEL}`;
@@ -25,19 +27,10 @@ const slackConfig = (url: string) => ({
   platforms: { slack: { apiUrl: url, token: 'env:SLACK_BOT' } },
 });
 
-async function inspect(endpoint: string, body: unknown): Promise<Record<string, string>> {
-  const res = await fetch(`${emulator!.url}/_emulator/${endpoint}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return (await res.json()) as Record<string, string>;
-}
-
 describe('serve: Slack', () => {
   it('a token Slack refuses is a start-up error naming platforms.slack.token, before anything listens', async () => {
     emulator = await startSlackEmulator();
-    await inspect('faults', { rules: [{ path: 'auth.test', status: 401 }] });
+    await emulatorCall(emulator.url, 'faults', { rules: [{ path: 'auth.test', status: 401 }] });
     const start = startServe({ config: slackConfig(emulator.url), env: { SLACK_BOT: 'xoxb-revoked' } });
     await expect(start).rejects.toBeInstanceOf(SlackStartupError);
     await expect(
@@ -52,7 +45,10 @@ describe('serve: Slack', () => {
     expect(emulator.state.calls()[0]?.path).toBe('/api/auth.test');
     expect(await (await fetch(`${serve.url}/healthz`)).json()).toMatchObject({ ok: true });
 
-    const person = await inspect('inbound', { space: CHANNEL, text: 'fix the build <!channel>' });
+    const person = await emulatorCall<{ messageId: string }>(emulator.url, 'inbound', {
+      space: CHANNEL,
+      text: 'fix the build <!channel>',
+    });
     const events = [
       {
         type: 'turn_started',
@@ -81,12 +77,7 @@ describe('serve: Slack', () => {
       { type: 'answer', space: SPACE, turnId: 't1', text: 'Fixed. <@U0123ABCD>' },
       { type: 'turn_ended', space: SPACE, turnId: 't1', outcome: 'ok' },
     ];
-    const res = await fetch(`${serve.url}/v1/events`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-ndjson' },
-      body: events.map((event) => JSON.stringify(event)).join('\n'),
-    });
-    expect(res.status).toBe(202);
+    expect((await postEvents(serve.url, ndjson(...events))).status).toBe(202);
 
     await vi.waitFor(
       () => {

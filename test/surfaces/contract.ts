@@ -69,6 +69,52 @@ export interface SurfaceContractHarness {
 
 export type SurfaceContractFactory = () => Promise<SurfaceContractHarness>;
 
+/** A surface harness on a platform's emulator (test/surfaces/gchat/harness.ts, test/platforms/{slack,discord}/harness.ts). */
+export interface EmulatedSurfaceHarness {
+  surface: ChatSurface;
+  emulator: { state: { messages(space: string): EmulatedMessage[] } };
+  faults(rules: ContractFault[]): Promise<void>;
+  personPosts(text: string): Promise<{ messageId: string; threadId?: string }>;
+  personDeletes(messageId: string): Promise<void>;
+  calls(): RecordedCall[];
+  close(): Promise<void>;
+}
+
+/**
+ * The contract harness of a surface harness `h`: its surface in `space`
+ * (`id` on the platform), a person's texts marked `person:`, what a person
+ * sees of `id` (through `seen`, default the message as kept), and
+ * `unanswered()`: `surfaceAt` pointed at a {@link silentServer}.
+ */
+export function onEmulator(
+  h: EmulatedSurfaceHarness,
+  opts: {
+    space: string;
+    id: string;
+    seen?: (message: EmulatedMessage) => EmulatedMessage;
+    surfaceAt(url: string): ChatSurface;
+  },
+): SurfaceContractHarness {
+  let silent: Awaited<ReturnType<typeof silentServer>> | undefined;
+  return {
+    surface: h.surface,
+    space: opts.space,
+    fault: (rule) => h.faults([rule]),
+    personPosts: (text) => h.personPosts(`person: ${text}`),
+    personDeletes: (messageId) => h.personDeletes(messageId),
+    calls: async () => h.calls(),
+    messages: async () => h.emulator.state.messages(opts.id).map(opts.seen ?? ((message) => message)),
+    unanswered: async () => {
+      silent = await silentServer();
+      return opts.surfaceAt(silent.url);
+    },
+    close: async () => {
+      await silent?.close();
+      await h.close();
+    },
+  };
+}
+
 const log = (...texts: string[]): SurfaceFrame => ({
   kind: 'log',
   lines: texts.map((text) => ({ kind: 'tool', status: 'pending', depth: 0, time: '12:00:00', text })),

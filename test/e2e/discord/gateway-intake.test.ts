@@ -13,7 +13,7 @@ import {
 } from '../../../src/platforms/discord/index.js';
 import { createMemoryStore } from '../../../src/store/index.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
-import { emulatorInspection } from '../../surfaces/gchat/harness.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 import { CHANNEL, type DiscordE2E, landed, SPACE, startDiscordE2E, TOKEN } from './harness.js';
 
 const PERSON = '1950000000000000201';
@@ -64,18 +64,20 @@ async function setUp(
     ...(opts.answerWithinMs === undefined ? {} : { answerWithinMs: opts.answerWithinMs }),
   });
   await intake.start();
-  const inspect = emulatorInspection(e.emulator.url);
+  const url = e.emulator.url;
   return {
     e,
     seen,
     personSays: (body: { space: string; text: string; threadId?: string }) =>
-      inspect('inbound', { user: PERSON, ...body }) as Promise<{ messageId: string; threadId: string }>,
+      emulatorCall<{ messageId: string; threadId: string }>(url, 'inbound', {
+        user: PERSON,
+        ...body,
+      }),
     click: (body: { messageId: string; action: string }) =>
-      inspect('click', { user: PERSON, ...body }) as Promise<{
-        delivered: boolean;
-        status: number;
-        reply?: string;
-      }>,
+      emulatorCall<{ delivered: boolean; status: number; reply?: string }>(url, 'click', {
+        user: PERSON,
+        ...body,
+      }),
   };
 }
 

@@ -10,62 +10,42 @@
  * to follow the simulated clock (in production both are the system clock).
  *
  * The surface is counted, not changed: a wrapper tracks calls in flight and
- * passes everything else through (its pacing, `waitMsFor`, included).
+ * passes everything else through (its pacing, `waitMsFor`, included). What
+ * the platforms share is test/e2e/shared/platform-e2e.ts; this file gives it
+ * Discord's emulator, surface and channel, the fake Date and the thread view.
  */
 import { vi } from 'vitest';
-import { SimulatedClock } from 'xstate';
+import type { SimulatedClock } from 'xstate';
 import type { TurnlogConfigInput } from '../../../src/config.js';
 import {
   type DiscordEmulator,
   type DiscordEmulatorOptions,
   startDiscordEmulator,
 } from '../../../src/emulators/discord/index.js';
-import type { EmulatedMessage, FaultRule, RecordedCall } from '../../../src/emulators/types.js';
+import type { EmulatedMessage, RecordedCall } from '../../../src/emulators/types.js';
 import { createDiscordSurface, type DiscordSurface } from '../../../src/platforms/discord/index.js';
-import { createRuntime, type Runtime } from '../../../src/runtime.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
-import { emulatorInspection } from '../../surfaces/gchat/harness.js';
-import {
-  countCalls,
-  createInFlight,
-  type InFlight,
-  STEP_MS,
-  stepClock,
-  untilNoCallInFlight,
-} from '../shared/calls-in-flight.js';
+import { asSeen } from '../../emulators/inspection.js';
+import { clockAt, type E2EBasics, type PlatformE2E, startPlatformE2E } from '../shared/platform-e2e.js';
 
 export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 export const CHANNEL = '1800000000000000001';
 export const SPACE = `discord:${CHANNEL}`;
 export const TOKEN = 'test-bot-token';
 
-export interface DiscordE2E {
-  runtime: Runtime;
-  emulator: DiscordEmulator;
-  clock: SimulatedClock;
+export interface DiscordE2E
+  extends E2EBasics<DiscordEmulator>,
+    Pick<PlatformE2E<DiscordEmulator, DiscordSurface>, 'errors' | 'stopRuntime'> {
+  /** The surface the runtime calls (its calls counted while in flight). */
   surface: DiscordSurface;
-  warnings: string[];
-  /** What the surface's failed calls said. */
-  errors: string[];
-  send(event: Record<string, unknown>, space?: string): void;
   /** A person writes in the channel, fed to the runtime as an `inbound` event with `ref`. */
   userMessage(ref: string, opts?: { space?: string; text?: string }): Promise<{ messageId: string }>;
-  quiet(): Promise<void>;
   /** Moves the clock `ms` in steps of `stepMs` (default 100), waiting after each until no call is in flight. */
   advance(ms: number, stepMs?: number): Promise<void>;
-  /** Calls the app made (a person's messages and deletions left out). */
-  calls(): RecordedCall[];
-  creates(): RecordedCall[];
-  updates(): RecordedCall[];
   /** The channel's top-level messages as a person sees them: a Components V2 message reads as its Text Displays. */
   messages(channel?: string): EmulatedMessage[];
   /** The messages in the thread started on `rootId` (a Discord thread has its starter message's id). */
   thread(rootId: string, channel?: string): EmulatedMessage[];
-  faults(rules: FaultRule[]): Promise<void>;
-  personDeletes(messageId: string): Promise<void>;
-  /** Stops the runtime (not the emulator): for a restart on the same store. */
-  stopRuntime(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 export interface DiscordE2EOptions {
@@ -77,91 +57,41 @@ export interface DiscordE2EOptions {
 }
 
 export async function startDiscordE2E(opts: DiscordE2EOptions = {}): Promise<DiscordE2E> {
-  const clock = opts.reuse?.clock ?? new SimulatedClock();
-  if (!opts.reuse) clock.set(START_MS);
+  const clock = opts.reuse?.clock ?? clockAt(START_MS);
   // @discordjs/rest keeps its own bucket state on Date.now(): the wall clock follows the simulated one,
   // as it does in production, where both are the system clock.
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(clock.now());
-  const emulator =
-    opts.reuse?.emulator ?? (await startDiscordEmulator({ ...opts.emulator, now: () => clock.now() }));
-  const inFlight: InFlight = createInFlight();
-  const warnings: string[] = [];
-  const surface = countCalls(
-    createDiscordSurface({ token: TOKEN, apiUrl: emulator.url, now: () => clock.now() }),
-    inFlight,
-  );
-  const runtime = createRuntime({
-    config: opts.config ?? {},
-    surfaces: { discord: surface },
+  const e2e = await startPlatformE2E({
+    platform: 'discord',
+    name: 'Discord',
+    space: SPACE,
+    startMs: START_MS,
+    clock,
+    startEmulator: (now) => startDiscordEmulator({ ...opts.emulator, now }),
+    ...(opts.reuse ? { emulator: opts.reuse.emulator } : {}),
+    createSurface: (emulator) =>
+      createDiscordSurface({ token: TOKEN, apiUrl: emulator.url, now: () => clock.now() }),
+    ...(opts.config ? { config: opts.config } : {}),
     ...(opts.store ? { store: opts.store } : {}),
-    clock,
-    logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(`error: ${m}`) },
-    inspect: () => {},
+    onStep: () => vi.setSystemTime(clock.now()),
+    onStop: () => vi.useRealTimers(),
   });
-  await runtime.ready;
-  const inspection = emulatorInspection(emulator.url);
-
-  const send = (event: Record<string, unknown>, space = SPACE) => {
-    const result = runtime.ingest({ space, ...event });
-    if (!result.ok) throw new Error(result.error);
-  };
-
-  const quiet = () => untilNoCallInFlight(inFlight, 'Discord');
-
-  const calls = () =>
-    emulator.state.calls().filter((c) => c.op !== 'inbound' && c.path !== '/_emulator/delete');
-  const seen = (channel: string) =>
-    emulator.state.messages(channel).map((m) => ({
-      ...m,
-      text: [m.text, m.card?.text ?? ''].filter((part) => part !== '').join('\n'),
-    }));
-  let runtimeStopped = false;
-  const stopRuntime = async () => {
-    if (runtimeStopped) return;
-    runtimeStopped = true;
-    await quiet();
-    await runtime.stop();
-  };
-
-  return {
-    runtime,
-    emulator,
-    clock,
-    surface,
-    warnings,
-    errors: inFlight.errors,
-    send,
-    async userMessage(ref, o = {}) {
+  const seen = (channel: string) => e2e.emulator.state.messages(channel).map(asSeen);
+  return Object.assign(e2e, {
+    surface: e2e.counted,
+    async userMessage(ref: string, o: { space?: string; text?: string } = {}) {
       const space = o.space ?? SPACE;
-      const posted = (await inspection('inbound', {
+      const posted = await e2e.emulatorCall<{ messageId: string }>('inbound', {
         space: space.slice('discord:'.length),
         text: o.text ?? `user message ${ref}`,
-      })) as { messageId: string };
-      send({ type: 'inbound', messageId: posted.messageId, ref }, space);
+      });
+      e2e.send({ type: 'inbound', messageId: posted.messageId, ref }, space);
       return posted;
     },
-    quiet,
-    advance: (ms, stepMs = STEP_MS) =>
-      stepClock(clock, ms, quiet, { stepMs, onStep: () => vi.setSystemTime(clock.now()) }),
-    calls,
-    creates: () => calls().filter((c) => c.op === 'create'),
-    updates: () => calls().filter((c) => c.op === 'update'),
     messages: (channel = CHANNEL) => seen(channel).filter((m) => m.thread === null),
-    thread: (rootId, channel = CHANNEL) => seen(channel).filter((m) => m.thread === rootId),
-    faults: async (rules) => {
-      await inspection('faults', { rules });
-    },
-    personDeletes: async (messageId) => {
-      await inspection('delete', { messageId });
-    },
-    stopRuntime,
-    async stop() {
-      await stopRuntime();
-      if (!opts.reuse) await emulator.close();
-      vi.useRealTimers();
-    },
-  };
+    thread: (rootId: string, channel = CHANNEL) => seen(channel).filter((m) => m.thread === rootId),
+  });
 }
 
 export const landed = (calls: RecordedCall[]): RecordedCall[] => calls.filter((c) => c.status < 300);

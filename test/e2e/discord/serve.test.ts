@@ -15,6 +15,7 @@ import { type DiscordEmulator, startDiscordEmulator } from '../../../src/emulato
 import type { DiscordSurface } from '../../../src/platforms/discord/index.js';
 import { builtinPlatforms } from '../../../src/platforms/registry.js';
 import { createSurfaces, type Serve, startServe } from '../../../src/serve/index.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 import { countCalls, createInFlight, stepClock, untilNoCallInFlight } from '../shared/calls-in-flight.js';
 import { landed, START_MS, SUPPRESS_NOTIFICATIONS } from './harness.js';
 
@@ -70,12 +71,10 @@ it('16 concurrent turns in 4 channels through turnlog serve: threaded, typing, o
   const roots: string[] = [];
   for (let t = 0; t < TURNS; t += 1) {
     const channel = CHANNELS[t % CHANNELS.length]!;
-    const res = await fetch(`${emulator.url}/_emulator/inbound`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ space: channel, text: `please look at ${t}` }),
+    const person = await emulatorCall<{ messageId: string }>(emulator.url, 'inbound', {
+      space: channel,
+      text: `please look at ${t}`,
     });
-    const person = (await res.json()) as { messageId: string };
     roots.push(person.messageId);
   }
   const spaceOf = (t: number) => `discord:${CHANNELS[t % CHANNELS.length]}`;

@@ -2,14 +2,12 @@
 // takes a person's Approve through its Slack intake (signed block_actions from the emulator) and is killed with
 // SIGKILL before the host polls; after the restart on the same database the host still gets the decision, once.
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Action } from '../../../src/actions/types.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import { firstLine } from '../../cli/cli.helpers.js';
-import { startServeProcess } from './serve-process.js';
+import { emulatorCall } from '../../emulators/inspection.js';
+import { serveConfigFile, startServeProcess } from './serve-process.js';
 
 const CHANNEL = 'C0KILLNINE';
 const SPACE = `slack:${CHANNEL}`;
@@ -18,17 +16,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-async function emulatorCall(url: string, endpoint: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}/_emulator/${endpoint}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answer = (await res.json()) as Record<string, unknown>;
-  expect(res.status, JSON.stringify(answer)).toBe(200);
-  return answer;
-}
 
 async function actions(url: string): Promise<Action[]> {
   const res = await fetch(`${url}/v1/actions`);
@@ -40,27 +27,19 @@ describe('serve: kill -9 between a click and the host’s poll', () => {
   it('delivers the decision after the restart, once', async () => {
     const emulator = await startSlackEmulator({ limits: [] });
     cleanups.push(() => emulator.close());
-    const dir = mkdtempSync(join(tmpdir(), 'turnlog-click-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const configPath = join(dir, 'turnlog.json');
-    writeFileSync(
-      configPath,
-      JSON.stringify({
-        ingest: { host: '127.0.0.1', port: 0 },
-        store: { path: join(dir, 'turnlog.sqlite') },
-        platforms: { slack: { apiUrl: emulator.url, token: 'xoxb-kill-nine', signingSecret: SECRET } },
-        visibility: { threadLog: { editDebounceMs: 200 } },
-        log: { level: 'warn' },
-      }),
+    const configPath = serveConfigFile(
+      'turnlog-click-',
+      { slack: { apiUrl: emulator.url, token: 'xoxb-kill-nine', signingSecret: SECRET } },
+      cleanups,
     );
 
     const first = startServeProcess(configPath, cleanups);
     const { ingest: url1 } = JSON.parse(await firstLine(first)) as { ingest: string };
     await emulatorCall(emulator.url, 'app', { url: `${url1}/v1/platforms/slack/events`, secret: SECRET });
-    const person = (await emulatorCall(emulator.url, 'inbound', {
+    const person = await emulatorCall<{ messageId: string }>(emulator.url, 'inbound', {
       space: CHANNEL,
       text: 'clean the build dir',
-    })) as { messageId: string };
+    });
     const message = (await actions(url1)).find((a) => a.type === 'message');
     expect(message).toMatchObject({ messageId: person.messageId });
     const events = [

@@ -6,13 +6,10 @@
  * no lost entry — asserted on the emulator's own calls and messages.
  */
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type GchatEmulatorOptions, startGchatEmulator } from '../../../src/emulators/gchat/index.js';
 import { firstLine } from '../../cli/cli.helpers.js';
-import { startServeProcess } from './serve-process.js';
+import { serveConfigFile, startServeProcess } from './serve-process.js';
 
 const SPACE = 'gchat:spaces/CRASH';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -42,19 +39,7 @@ describe('serve: kill -9 mid-turn and restart on the same database', () => {
   it('keeps editing the same log message, with no duplicate and no lost entry', async () => {
     const emulator = await startGchatEmulator({ limits: [] } satisfies GchatEmulatorOptions);
     cleanups.push(() => emulator.close());
-    const dir = mkdtempSync(join(tmpdir(), 'turnlog-crash-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const configPath = join(dir, 'turnlog.json');
-    writeFileSync(
-      configPath,
-      JSON.stringify({
-        ingest: { host: '127.0.0.1', port: 0 },
-        store: { path: join(dir, 'turnlog.sqlite') },
-        platforms: { gchat: { apiUrl: emulator.url } },
-        visibility: { threadLog: { editDebounceMs: 200 } },
-        log: { level: 'warn' },
-      }),
-    );
+    const configPath = serveConfigFile('turnlog-crash-', { gchat: { apiUrl: emulator.url } }, cleanups);
     const root = emulator.state.inbound({ space: 'spaces/CRASH', text: 'please fix the build' });
 
     // First process: half a turn.

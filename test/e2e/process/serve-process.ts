@@ -1,6 +1,36 @@
 /** `turnlog serve` as a real child process (tsx), killed at the end of each test if still running. */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ROOT } from '../../cli/cli.helpers.js';
+
+/**
+ * A config file for serve in a new temporary directory (removed by `cleanups`):
+ * ingest on a free loopback port, a SQLite store in that directory (the same
+ * database for a restarted process), `platforms`, a 200 ms edit debounce and
+ * warnings only.
+ */
+export function serveConfigFile(
+  prefix: string,
+  platforms: Record<string, unknown>,
+  cleanups: (() => Promise<void> | void)[],
+): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const configPath = join(dir, 'turnlog.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      ingest: { host: '127.0.0.1', port: 0 },
+      store: { path: join(dir, 'turnlog.sqlite') },
+      platforms,
+      visibility: { threadLog: { editDebounceMs: 200 } },
+      log: { level: 'warn' },
+    }),
+  );
+  return configPath;
+}
 
 export function startServeProcess(
   configPath: string,

@@ -9,6 +9,7 @@ import { startDiscordEmulator } from '../../../src/emulators/discord/index.js';
 import { startGchatEmulator } from '../../../src/emulators/gchat/index.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import type { EmulatedMessage } from '../../../src/emulators/types.js';
+import { asSeen, emulatorCall } from '../../emulators/inspection.js';
 
 export interface ClickAnswer {
   delivered: boolean;
@@ -35,44 +36,36 @@ export interface PlatformSetup {
   start(): Promise<RunningPlatform>;
 }
 
-async function emulatorCall(url: string, endpoint: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${url}/_emulator/${endpoint}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answer = (await res.json()) as unknown;
-  if (!res.ok) throw new Error(`/_emulator/${endpoint} answered ${res.status}: ${JSON.stringify(answer)}`);
-  return answer;
-}
-
+/**
+ * A running emulator as the suite drives it; `appSecret` (Slack: the signing
+ * secret; Google Chat: the JWT audience) registers serve's
+ * `/v1/platforms/<id>/events` as the app on `connect`, where the platform
+ * delivers to an app over HTTP (Discord's bot connects to the gateway instead).
+ */
 function running(
-  url: string,
+  id: PlatformSetup['id'],
+  emulator: { url: string; close(): Promise<void> },
   space: string,
   config: Record<string, unknown>,
-  close: () => Promise<void>,
-  register?: (serveUrl: string) => Promise<void>,
+  appSecret?: string,
 ): RunningPlatform {
+  const { url } = emulator;
   return {
     space,
     config,
-    connect: async (serveUrl) => register?.(serveUrl),
-    personPosts: async (text) =>
-      (await emulatorCall(url, 'inbound', { space, text, user: 'alice' })) as {
-        messageId: string;
-        threadId: string;
-      },
-    click: async (messageId, action, user) =>
-      (await emulatorCall(url, 'click', { messageId, action, user })) as ClickAnswer,
+    async connect(serveUrl) {
+      if (appSecret === undefined) return;
+      await emulatorCall(url, 'app', { url: `${serveUrl}/v1/platforms/${id}/events`, secret: appSecret });
+    },
+    personPosts: (text) =>
+      emulatorCall<{ messageId: string; threadId: string }>(url, 'inbound', { space, text, user: 'alice' }),
+    click: (messageId, action, user) => emulatorCall<ClickAnswer>(url, 'click', { messageId, action, user }),
     async messages() {
       const res = await fetch(`${url}/_emulator/messages?space=${encodeURIComponent(space)}`);
       const { messages } = (await res.json()) as { messages: EmulatedMessage[] };
-      return messages.map((m) => ({
-        ...m,
-        text: [m.text, m.card?.text ?? ''].filter((part) => part !== '').join('\n'),
-      }));
+      return messages.map(asSeen);
     },
-    close,
+    close: () => emulator.close(),
   };
 }
 
@@ -86,7 +79,8 @@ export const PLATFORM_SETUPS: PlatformSetup[] = [
     async start() {
       const emulator = await startGchatEmulator({ limits: [] });
       return running(
-        emulator.url,
+        'gchat',
+        emulator,
         'spaces/TWOWAY',
         {
           gchat: {
@@ -94,13 +88,7 @@ export const PLATFORM_SETUPS: PlatformSetup[] = [
             events: { audience: GCHAT_AUDIENCE, jwksUrl: `${emulator.url}/_emulator/jwks` },
           },
         },
-        () => emulator.close(),
-        async (serveUrl) => {
-          await emulatorCall(emulator.url, 'app', {
-            url: `${serveUrl}/v1/platforms/gchat/events`,
-            secret: GCHAT_AUDIENCE,
-          });
-        },
+        GCHAT_AUDIENCE,
       );
     },
   },
@@ -109,16 +97,11 @@ export const PLATFORM_SETUPS: PlatformSetup[] = [
     async start() {
       const emulator = await startSlackEmulator({ limits: [] });
       return running(
-        emulator.url,
+        'slack',
+        emulator,
         'C0TWOWAY01',
         { slack: { apiUrl: emulator.url, token: 'xoxb-two-way', signingSecret: SLACK_SECRET } },
-        () => emulator.close(),
-        async (serveUrl) => {
-          await emulatorCall(emulator.url, 'app', {
-            url: `${serveUrl}/v1/platforms/slack/events`,
-            secret: SLACK_SECRET,
-          });
-        },
+        SLACK_SECRET,
       );
     },
   },
@@ -126,12 +109,9 @@ export const PLATFORM_SETUPS: PlatformSetup[] = [
     id: 'discord',
     async start() {
       const emulator = await startDiscordEmulator({ limits: [] });
-      return running(
-        emulator.url,
-        '1800000000000000077',
-        { discord: { apiUrl: emulator.url, token: DISCORD_TOKEN, gateway: true } },
-        () => emulator.close(),
-      );
+      return running('discord', emulator, '1800000000000000077', {
+        discord: { apiUrl: emulator.url, token: DISCORD_TOKEN, gateway: true },
+      });
     },
   },
 ];

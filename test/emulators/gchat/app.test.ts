@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TURNLOG_BUTTON_FUNCTION } from '../../../src/platforms/gchat/intake-buttons.js';
 import { certsFromKeyDocument } from '../../../src/platforms/gchat/intake-jwt.js';
 import { POLICY_DECISION_ACTION, renderGchatCard } from '../../../src/platforms/gchat/render.js';
+import { emulatorAnswer } from '../inspection.js';
 import { type GchatHarness, personPosts, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';
@@ -38,14 +39,8 @@ async function startApp(
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, received, server };
 }
 
-async function post(url: string, path: string, body: unknown) {
-  const res = await fetch(`${url}/_emulator/${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+/** Any answer, a refusal included: these tests read its status. */
+const post = emulatorAnswer;
 
 let h: GchatHarness;
 let app: Awaited<ReturnType<typeof startApp>> | undefined;

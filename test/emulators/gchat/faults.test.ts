@@ -2,6 +2,7 @@
 // error type (gaxios' GaxiosError) with Google's error envelope, and change nothing.
 import { GaxiosError } from 'googleapis-common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { emulatorCall } from '../inspection.js';
 import { failure, type GchatHarness, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';
@@ -15,12 +16,7 @@ afterEach(async () => {
 });
 
 async function injectFaults(rules: unknown[]) {
-  const res = await fetch(`${h.emulator.url}/_emulator/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ rules }),
-  });
-  expect(res.status).toBe(200);
+  await emulatorCall(h.emulator.url, 'faults', { rules });
 }
 
 describe('gchat emulator: fault injection through the client', () => {

@@ -13,6 +13,7 @@ import { chat, type chat_v1 } from 'googleapis/build/src/apis/chat/index.js';
 import { SimulatedClock } from 'xstate';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
 import { type GchatEmulatorOptions, startGchatEmulator } from '../../../src/emulators/gchat/index.js';
+import { emulatorCall } from '../inspection.js';
 
 export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 
@@ -68,11 +69,5 @@ export async function personPosts(
   emulator: EmulatorServer,
   body: { space: string; text: string; threadId?: string; user?: string },
 ): Promise<{ messageId: string; threadId: string }> {
-  const res = await fetch(`${emulator.url}/_emulator/inbound`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (res.status !== 200) throw new Error(`inbound failed: ${res.status} ${await res.text()}`);
-  return (await res.json()) as { messageId: string; threadId: string };
+  return emulatorCall<{ messageId: string; threadId: string }>(emulator.url, 'inbound', body);
 }

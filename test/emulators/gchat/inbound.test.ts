@@ -1,6 +1,7 @@
 // spec: docs/emulators.md `POST /_emulator/inbound` — a person's message, a new thread unless `threadId`, answered
 // with `{messageId, threadId}` in Google Chat's own formats (`spaces/S/messages/M`, `spaces/S/threads/T`).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { emulatorAnswer } from '../inspection.js';
 import { type GchatHarness, personPosts, START_MS, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';
@@ -13,14 +14,8 @@ afterEach(async () => {
   await h.close();
 });
 
-async function inbound(body: unknown) {
-  const res = await fetch(`${h.emulator.url}/_emulator/inbound`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, string> };
-}
+/** Any answer, a refusal included: these tests read its status. */
+const inbound = (body: unknown) => emulatorAnswer(h.emulator.url, 'inbound', body);
 
 describe('gchat emulator: inbound', () => {
   it('a person’s message opens a thread; a reply with threadId joins it; the app reads both as HUMAN messages', async () => {

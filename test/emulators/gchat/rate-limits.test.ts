@@ -4,6 +4,7 @@
 // backoff algorithm"); the emulator sends none either, and records the exact wait in the call's details.
 import { afterEach, describe, expect, it } from 'vitest';
 import { GCHAT_DEFAULT_LIMITS } from '../../../src/emulators/gchat/index.js';
+import { emulatorCall } from '../inspection.js';
 import { failure, type GchatHarness, START_MS, startHarness } from './gchat-harness.js';
 
 const SPACE = 'spaces/AAAA';
@@ -17,12 +18,7 @@ const post = (space: string, text: string) =>
   h.chat.spaces.messages.create({ parent: space, requestBody: { text } });
 
 async function setLimits(rules: unknown[]) {
-  const res = await fetch(`${h.emulator.url}/_emulator/limits`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ rules }),
-  });
-  expect(res.status).toBe(200);
+  await emulatorCall(h.emulator.url, 'limits', { rules });
 }
 
 describe('gchat emulator: default limits', () => {

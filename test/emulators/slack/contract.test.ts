@@ -17,6 +17,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
+import { emulatorCall } from '../inspection.js';
 import { TOKEN } from './slack-test-kit.js';
 
 /** The codes each method's "Errors" table documents (the subset the emulator can produce). */
@@ -227,11 +228,10 @@ describe('Slack contract: documented errors, HTTP 200 {ok: false, error}', () =>
 
   it('chat.update: message_not_found (unknown, deleted), cant_update_message (a person’s), no_text', async () => {
     const ts = await postFirst();
-    const person = await fetch(`${emulator.url}/_emulator/inbound`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ space: CHANNEL, text: 'mine' }),
-    }).then((res) => res.json() as Promise<{ messageId: string }>);
+    const person = await emulatorCall<{ messageId: string }>(emulator.url, 'inbound', {
+      space: CHANNEL,
+      text: 'mine',
+    });
 
     await expectDocumentedError(
       'chat.update',

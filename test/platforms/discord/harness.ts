@@ -17,7 +17,7 @@ import {
   type DiscordSurfaceOptions,
 } from '../../../src/platforms/discord/index.js';
 import { proseFrame, type SurfaceFrame } from '../../../src/surfaces/frame.js';
-import type { EditRequest, PostRequest, SurfaceError } from '../../../src/surfaces/surface.js';
+import type { EditRequest, PostRequest } from '../../../src/surfaces/surface.js';
 import { emulatorInspection } from '../../surfaces/gchat/harness.js';
 
 export const START_MS = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -91,14 +91,7 @@ export async function startDiscordSurfaceHarness(
 }
 
 /** The error a call rejects with (fails the test when it resolves). */
-export async function rejection(call: Promise<unknown>): Promise<SurfaceError> {
-  try {
-    await call;
-  } catch (error) {
-    return error as SurfaceError;
-  }
-  throw new Error('expected the call to fail, but it succeeded');
-}
+export { rejection } from '../../surfaces/gchat/harness.js';
 
 /** Request fields as tests write them: a frame, or `text` (an answer: prose) or a policy `card` as shorthand. */
 type RequestFields<T> = Omit<T, 'frame'> & {

@@ -19,6 +19,7 @@ import type { PlatformDescriptor, PlatformIntake } from '../../../src/platforms/
 import { type IngestServer, startIngestServer } from '../../../src/serve/http.js';
 import { createServeLogger } from '../../../src/serve/logger.js';
 import { type GchatE2E, SPACE, SPACE_NAME, startGchatE2E } from '../../e2e/gchat/harness.js';
+import { emulatorAnswer } from '../../emulators/inspection.js';
 import { startTestServe } from '../../serve/serve.helpers.js';
 
 const AUDIENCE = '1234567890';
@@ -111,14 +112,7 @@ async function startRig(
   });
   const endpoint = `${server.url}/v1/platforms/gchat/events`;
   const relay = await startRelay(() => endpoint);
-  const emulator = async (path: string, body: unknown) => {
-    const res = await fetch(`${e2e.emulator.url}/_emulator/${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const emulator = (path: string, body: unknown) => emulatorAnswer(e2e.emulator.url, path, body);
   await emulator('app', { url: relay.url, secret: opts.secret ?? AUDIENCE });
   const send = async (authorization: string | undefined, body: string) => {
     const res = await fetch(endpoint, {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
 import { startSlackEmulator } from '../../../src/emulators/slack/index.js';
 import { SlackStartupError, startSlackApp, verifySlackAuth } from '../../../src/platforms/slack/app.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 import { rejectionOf } from './harness.js';
 
 let emulator: EmulatorServer | undefined;
@@ -13,11 +14,7 @@ afterEach(async () => {
 });
 
 async function faults(rules: unknown[]): Promise<void> {
-  await fetch(`${emulator!.url}/_emulator/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ rules }),
-  });
+  await emulatorCall(emulator!.url, 'faults', { rules });
 }
 
 describe('verifySlackAuth / startSlackApp', () => {

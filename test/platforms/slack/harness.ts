@@ -16,6 +16,7 @@ import {
 } from '../../../src/platforms/slack/surface.js';
 import type { SurfaceFrame } from '../../../src/surfaces/frame.js';
 import type { EditRequest, PostRequest } from '../../../src/surfaces/surface.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 
 export const START_MS = Date.UTC(2026, 0, 1, 12, 0, 0);
 export const TOKEN = 'xoxb-surface-test-token';
@@ -41,17 +42,6 @@ export interface SlackHarness {
   close(): Promise<void>;
 }
 
-async function inspect(url: string, endpoint: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${url}/_emulator/${endpoint}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answer = (await res.json()) as unknown;
-  if (!res.ok) throw new Error(`/_emulator/${endpoint} answered ${res.status}: ${JSON.stringify(answer)}`);
-  return answer;
-}
-
 export async function startSlackHarness(
   opts: {
     emulator?: Omit<SlackEmulatorOptions, 'now'>;
@@ -72,19 +62,19 @@ export async function startSlackHarness(
     }),
     calls: () => emulator.state.calls().filter((c) => c.op !== 'inbound' && c.path !== '/_emulator/delete'),
     faults: async (rules) => {
-      await inspect(emulator.url, 'faults', { rules });
+      await emulatorCall(emulator.url, 'faults', { rules });
     },
     limits: async (rules) => {
-      await inspect(emulator.url, 'limits', { rules });
+      await emulatorCall(emulator.url, 'limits', { rules });
     },
     personPosts: async (text, threadId, channel = CHANNEL) =>
-      (await inspect(emulator.url, 'inbound', {
+      emulatorCall<{ messageId: string; threadId: string }>(emulator.url, 'inbound', {
         space: channel,
         text,
         ...(threadId === undefined ? {} : { threadId }),
-      })) as { messageId: string; threadId: string },
+      }),
     personDeletes: async (messageId) => {
-      await inspect(emulator.url, 'delete', { messageId });
+      await emulatorCall(emulator.url, 'delete', { messageId });
     },
     close: () => emulator.close(),
   };

@@ -9,6 +9,7 @@ import { type GchatEmulatorOptions, startGchatEmulator } from '../../../src/emul
 import type { FaultRule, LimitRule, RecordedCall } from '../../../src/emulators/types.js';
 import { createGchatSurface, type GchatSurfaceOptions } from '../../../src/platforms/gchat/surface.js';
 import type { ChatSurface, SurfaceError } from '../../../src/surfaces/surface.js';
+import { emulatorCall } from '../../emulators/inspection.js';
 
 export const START_MS = Date.UTC(2025, 0, 1, 12, 0, 0);
 export const SPACE = 'gchat:spaces/AAAA';
@@ -71,15 +72,7 @@ export async function rejection(call: Promise<unknown>): Promise<SurfaceError> {
   throw new Error('expected the call to fail, but it succeeded');
 }
 
-/** POSTs to the emulator's inspection API (`/_emulator/<path>`), failing on any answer but 200. */
+/** POSTs to the emulator's inspection API (`/_emulator/<path>`), failing on any answer but 200 (test/emulators/inspection.ts). */
 export function emulatorInspection(url: string): (path: string, body: unknown) => Promise<unknown> {
-  return async (path, body) => {
-    const res = await fetch(`${url}/_emulator/${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 200) throw new Error(`/_emulator/${path} answered ${res.status}: ${await res.text()}`);
-    return res.json();
-  };
+  return (path, body) => emulatorCall<unknown>(url, path, body);
 }
