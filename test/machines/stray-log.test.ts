@@ -25,7 +25,7 @@ const SPACES: Record<Platform, string> = {
   discord: 'discord:1800000000000000001',
 };
 
-const line = (text: string): FrameLine => ({ kind: 'note', depth: 0, time: '12:00:00', text });
+const line = (text: string): FrameLine => ({ kind: 'system', depth: 0, time: '12:00:00', text });
 
 function startStrayLog(
   opts: { platform?: Platform; clock?: SimulatedClock; surface?: MemorySurface; persisted?: unknown } = {},
@@ -196,7 +196,9 @@ describe('stray log: restored from its persisted snapshot (a restart)', () => {
         recordPost: (id: string, m: { messageId: string; threadId?: string }) => void refs.set(id, m),
         lookupPost: (id: string) => refs.get(id),
       };
-      const logic = restorable(provideStrayLogMachine({ surfaces: surface, budget: 'unlimited', store }));
+      const logic = restorable(
+        provideStrayLogMachine({ surfaces: surface, budget: 'unlimited', store, now: () => clock.now() }),
+      );
       const space = SPACES[platform];
       const first = createActor(logic, { clock, input: { space } });
       first.start();
@@ -214,7 +216,10 @@ describe('stray log: restored from its persisted snapshot (a restart)', () => {
       await settle();
       const creates = surface.calls.filter((c) => c.op === 'create' && c.status < 300 && c.notifies);
       expect(creates, platform).toHaveLength(1);
-      expect(surface.messages(space).filter((m) => m.text.includes('in flight')), platform).toHaveLength(1);
+      expect(
+        surface.messages(space).filter((m) => m.text.includes('in flight')),
+        platform,
+      ).toHaveLength(1);
       second.stop();
     }
   });
