@@ -1077,8 +1077,7 @@ function persistTurnSnapshot(logic: AnyStateMachine, snapshot: AnyMachineSnapsho
 function isQuietStrayLog(snapshot: AnyMachineSnapshot): boolean {
   const context = snapshot.context as StrayLogContext;
   return (
-    context.shown >= context.lines.length &&
-    snapshot.matches({ window: 'closed', writer: 'idle' } as never)
+    context.shown >= context.lines.length && snapshot.matches({ window: 'closed', writer: 'idle' } as never)
   );
 }
 
