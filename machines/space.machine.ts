@@ -55,6 +55,8 @@ export interface SpaceInput {
   space: string;
   settings: SpaceSettings;
   anchors?: InboundAnchor[];
+  /** The stray log's persisted snapshot (an earlier process, or this space before it crashed): it resumes from it. */
+  strays?: unknown;
 }
 
 export interface TurnRecord {
@@ -91,6 +93,8 @@ export interface SpaceContext {
   deliveries: number;
   warnings: string[];
   deadLetters: SpaceDeadLetter[];
+  /** The stray log's persisted snapshot it starts from; null for a fresh one. */
+  restoredStrays: unknown;
 }
 
 export type SpaceEvent =
@@ -103,7 +107,7 @@ export type SpaceEvent =
    * `space.event` per event.
    */
   | { type: 'space.events'; events: RunEvent[] }
-  /** Restore turns persisted by an earlier process (or a crashed space). */
+  /** Restore turns persisted by an earlier process (or a crashed space); the stray log re-arms its timers. */
   | { type: 'space.restore'; turns: { turnId: string; record: RestoredTurnRecord; snapshot: unknown }[] }
   /** Per-space settings changed at run time (the HTTP API): applies to events from now on. */
   | { type: 'space.configure'; threadsDisabled?: boolean; dm?: boolean }
@@ -211,6 +215,8 @@ export const spaceMachine = setup({
     deliverCard: (_, _params: { event: RunEvent }) => {},
     deliverTopLevel: (_, _params: { event: RunEvent }) => {},
     restoreTurns: () => {},
+    /** The stray log was restored with the space: its timers are re-armed (`strays.recover`, with the time). */
+    recoverStrays: () => {},
     restartTurn: (_, _params: { turnId: string; error: unknown }) => {},
     persistAnchor: (_, _params: { anchor: InboundAnchor }) => {},
     /**
@@ -303,6 +309,7 @@ export const spaceMachine = setup({
     deliveries: 0,
     warnings: [],
     deadLetters: [],
+    restoredStrays: input.strays ?? null,
   }),
   initial: 'active',
   states: {
@@ -311,7 +318,10 @@ export const spaceMachine = setup({
       invoke: {
         id: 'strays',
         src: 'strays',
-        input: ({ context }) => ({ space: context.space }),
+        input: ({ context }) => ({
+          space: context.space,
+          ...(context.restoredStrays !== null ? { persisted: context.restoredStrays } : {}),
+        }),
         onError: {
           actions: {
             type: 'warn',
@@ -405,7 +415,7 @@ export const spaceMachine = setup({
         'space.events': {
           actions: { type: 'forwardEntries', params: ({ event }) => ({ events: event.events }) },
         },
-        'space.restore': { actions: 'restoreTurns' },
+        'space.restore': { actions: ['restoreTurns', 'recoverStrays'] },
         'space.hostWrite': {
           actions: { type: 'deliverForHost', params: ({ event }) => ({ delivery: event.delivery }) },
         },

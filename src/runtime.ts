@@ -30,6 +30,7 @@ import {
   spaceMachine,
   turnChildId,
 } from '../machines/space.machine.js';
+import type { StrayLogContext } from '../machines/stray-log.machine.js';
 import type { TurnContext } from '../machines/turn.machine.js';
 import { createClickResolver } from './actions/clicks.js';
 import { type ActionPage, type ActionsPollOptions, actionIdFor, createOutbox } from './actions/outbox.js';
@@ -391,6 +392,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       now: () => clock.now(),
       snapshotOf: persistedSnapshot,
       onTurnSnapshot: (_, snapshot, logic) => onTurnSnapshot(snapshot, logic),
+      onStraySnapshot: (_, snapshot, logic) => onStraySnapshot(snapshot, logic),
       onWarning: (space, message) => logger.warn(message, { space }),
       onTurnCrashed: (space, turnId) => finishCrashedTurn(space, turnId),
       onTurnEndedWithoutActor: (_space, turnId, outcome) => endCrashedTurn(turnId, outcome),
@@ -409,10 +411,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const anchors = anchorsToRestore.get(space) ?? [];
     anchorsToRestore.delete(space);
     const settings = spaceSettingsFor(config, space, capabilitiesOf(space));
+    const strays = strayLogs.get(space);
     return {
       space,
       settings: { ...settings, routing: { ...settings.routing, ...overrides.get(space) } },
       anchors,
+      ...(strays !== undefined ? { strays } : {}),
     };
   };
 
@@ -458,9 +462,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           error: String(params.error),
         });
         const restarts = (context.spaceRestarts[params.space] ?? 0) + 1;
+        // First: the new space's stray log resumes from the newest snapshot of the old one's.
+        writeDirtyTurns();
         enqueue.stopChild(spaceChildId(params.space));
         enqueue.spawnChild('space', { id: spaceChildId(params.space), input: spaceInput(params.space) });
-        writeDirtyTurns();
         const turns = [...snapshots.entries()]
           .filter(([, s]) => s.space === params.space)
           .map(([turnId, s]) => ({ turnId, record: recordFromSnapshot(s.snapshot), snapshot: s.snapshot }));
@@ -519,10 +524,50 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   }
 
-  /** Persists every turn changed since the last write (its newest snapshot only). */
+  /**
+   * Each space's stray log, persisted the same way (docs/architecture.md,
+   * "Stray log"): its newest snapshot at the end of the job, so a restart
+   * keeps coalescing into the same message. A quiet log (its minute over,
+   * every line shown) is forgotten: it would resume as a fresh one.
+   */
+  const dirtyStrays = new Map<string, { logic: AnyStateMachine; snapshot: AnyMachineSnapshot }>();
+  /** The latest persisted stray log of each space that has one (a crashed space resumes from it). */
+  const strayLogs = new Map<string, unknown>();
+
+  function onStraySnapshot(snapshot: AnyMachineSnapshot, logic: AnyStateMachine): void {
+    const space = (snapshot.context as StrayLogContext | undefined)?.space;
+    if (space === undefined || snapshot.status !== 'active') return;
+    dirtyStrays.set(space, { logic, snapshot });
+    if (!writeQueued) {
+      writeQueued = true;
+      queueMicrotask(writeDirtyTurns);
+    }
+  }
+
+  function writeStrayLog(space: string): void {
+    const entry = dirtyStrays.get(space);
+    if (!entry) return;
+    dirtyStrays.delete(space);
+    // A store that throws at once (closed under a shutdown) must not throw into the actor system.
+    try {
+      if (isQuietStrayLog(entry.snapshot)) {
+        if (!strayLogs.delete(space)) return;
+        persist('forgetStrayLog', store.forgetStrayLog(space));
+        return;
+      }
+      const persisted = entry.logic.getPersistedSnapshot(entry.snapshot);
+      strayLogs.set(space, persisted);
+      persist('saveStrayLog', store.saveStrayLog({ space, snapshot: persisted, updatedAt: clock.now() }));
+    } catch (error) {
+      persistFailure('saveStrayLog')(error);
+    }
+  }
+
+  /** Persists every turn and stray log changed since the last write (its newest snapshot only). */
   function writeDirtyTurns(): void {
     writeQueued = false;
     for (const turnId of [...dirty.keys()]) writeTurn(turnId);
+    for (const space of [...dirtyStrays.keys()]) writeStrayLog(space);
   }
 
   function writeTurn(turnId: string): void {
@@ -713,6 +758,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     // Settings changed at run time before this point (configureSpace) win over the saved ones.
     for (const [space, saved] of Object.entries(await store.spaceSettings())) {
       overrides.set(space, { ...saved, ...overrides.get(space) });
+    }
+    // A space whose stray log was live is restored too, so it keeps editing the same message.
+    for (const log of await store.strayLogs()) {
+      strayLogs.set(log.space, log.snapshot);
+      if (!toRestore.has(log.space)) toRestore.set(log.space, []);
     }
     const live = await store.liveTurns();
     for (const turn of live) {
@@ -1021,6 +1071,14 @@ function budgetInput(config: TurnlogConfig, platform: string, registry: Platform
 function persistTurnSnapshot(logic: AnyStateMachine, snapshot: AnyMachineSnapshot): Snapshot<unknown> {
   const persisted = logic.getPersistedSnapshot({ ...snapshot, context: {} }) as Record<string, unknown>;
   return { ...persisted, context: snapshot.context } as unknown as Snapshot<unknown>;
+}
+
+/** Nothing a restart would resume: the window is closed, no write pending, every line shown. */
+function isQuietStrayLog(snapshot: AnyMachineSnapshot): boolean {
+  const context = snapshot.context as StrayLogContext;
+  return (
+    context.shown >= context.lines.length && snapshot.matches({ window: 'closed', writer: 'idle' } as never)
+  );
 }
 
 function recordFromSnapshot(snapshot: unknown): RestoredTurnRecord {

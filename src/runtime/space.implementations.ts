@@ -3,7 +3,7 @@
  * (formatTurnLogEntry), spawning turns (fresh or from a persisted snapshot),
  * deliveries (answers, cards, top-level entries) and the anchors it persists.
  */
-import { enqueueActions, type Snapshot } from 'xstate';
+import { enqueueActions, type Snapshot, sendTo } from 'xstate';
 import type { DeliveryInput, DeliveryOutput } from '../../machines/delivery.machine.js';
 import {
   deliveryChildId,
@@ -48,6 +48,8 @@ export interface SpaceImplementationDeps extends TurnImplementationDeps {
   onTurnEndedWithoutActor?: (space: string, turnId: string, outcome: 'ok' | 'error' | 'stopped') => void;
   /** Every snapshot a turn actor makes (the runtime persists live turns from it). */
   onTurnSnapshot?: SnapshotListener;
+  /** Every snapshot a space's stray log makes (the runtime persists it, so a restart keeps its message). */
+  onStraySnapshot?: SnapshotListener;
   /** A host's write (the channel adapter) is done, delivered or failed: its caller waits on `ticket`. */
   onHostWrite?: (ticket: string, output: DeliveryOutput) => void;
   /** A turn's answer was refused for good (the turn may have ended): its view says so. */
@@ -135,14 +137,19 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
     }
   };
 
-  const strayLogic = provideStrayLogMachine({
-    ...deps,
-    onDeadLetter: (space, reason, text) => {
-      deps.onWarning?.(space, `${reason}; kept as a dead letter`);
-      const stored = deps.store?.deadLetter({ at: deps.now(), source: 'delivery', reason, payload: text });
-      if (stored instanceof Promise) stored.catch(() => {});
-    },
-  });
+  const restorableStrays = restorable(
+    provideStrayLogMachine({
+      ...deps,
+      onDeadLetter: (space, reason, text) => {
+        deps.onWarning?.(space, `${reason}; kept as a dead letter`);
+        const stored = deps.store?.deadLetter({ at: deps.now(), source: 'delivery', reason, payload: text });
+        if (stored instanceof Promise) stored.catch(() => {});
+      },
+    }),
+  );
+  const strayLogic = deps.onStraySnapshot
+    ? observed(restorableStrays, deps.onStraySnapshot)
+    : restorableStrays;
 
   /** The log line of an event that goes top-level instead of into a thread log (a stray). */
   const strayLineOf = (event: RunEvent): FrameLine => {
@@ -284,7 +291,11 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       // A stray: coalesced by the stray log, never a notifying message of its own.
       deliverOrphan: enqueueActions(({ context, enqueue }, params) => {
         deps.onWarning?.(context.space, params.reason);
-        enqueue.sendTo('strays', { type: 'strays.add' as const, line: strayLineOf(params.event) });
+        enqueue.sendTo('strays', {
+          type: 'strays.add' as const,
+          line: strayLineOf(params.event),
+          at: deps.now(),
+        });
       }),
       deliverCard: enqueueActions(({ context, enqueue }, params) => {
         const event = params.event;
@@ -314,7 +325,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         if (route.kind === 'top-level' && route.warning) deps.onWarning?.(context.space, route.warning);
         const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
         if (event.type !== 'answer') {
-          enqueue.sendTo('strays', { type: 'strays.add' as const, line: strayLineOf(event) });
+          enqueue.sendTo('strays', { type: 'strays.add' as const, line: strayLineOf(event), at: deps.now() });
           return;
         }
         const thread =
@@ -380,6 +391,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           turns: { ...context.turns, [params.turnId]: { ...record, restarts: record.restarts + 1 } },
         });
       }),
+      recoverStrays: sendTo('strays', () => ({ type: 'strays.recover' as const, now: deps.now() })),
       persistAnchor: ({ context }, params) => {
         void deps.store?.saveAnchor(context.space, params.anchor);
       },

@@ -76,6 +76,7 @@ export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImple
         // Lines past the limit continue in new messages, silent where the platform allows.
         const chunks = packLines(input.lines, maxCharsOf(space));
         let messageId = input.messageId;
+        let posted = 0;
         for (const [i, chunk] of chunks.entries()) {
           const frame = frameOf(chunk);
           if (i === 0 && messageId !== null) {
@@ -86,8 +87,11 @@ export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImple
           }
           await paceFor(surface, 'post', { space }, system._clock, signal);
           const silent = messageId !== null && surface.capabilities.silentPosts;
-          const request = { space, frame, ...(silent ? { silent: true } : {}) };
+          // Each post its own client id: run again (a retry, a restart), it finds the message it made.
+          const clientId = posted === 0 ? input.clientId : `${input.clientId}.${posted}`;
+          const request = { space, frame, clientId, ...(silent ? { silent: true } : {}) };
           messageId = (await postOnce(surface, deps.store, request, signal)).messageId;
+          posted += 1;
         }
         const last = chunks.at(-1)?.length ?? 0;
         return {
@@ -95,6 +99,7 @@ export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImple
           sent: input.lines.length,
           closed: input.lines.length - last,
           messageId: messageId ?? '',
+          posted,
         };
       }),
     },

@@ -10,6 +10,7 @@ import { createMemoryOutbox } from './outbox-memory.js';
 import type {
   CardRecord,
   DeadLetterRecord,
+  PersistedStrayLog,
   PersistedTurn,
   StoredAnchor,
   StoredCard,
@@ -54,6 +55,8 @@ function setBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
 export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): TurnlogStore {
   const max = { ...MEMORY_STORE_LIMITS, ...limits };
   const live = new Map<string, PersistedTurn>();
+  /** One per space at most, and only while its log is live (the runtime forgets it when it goes quiet). */
+  const strayLogs = new Map<string, PersistedStrayLog>();
   const summaries = new Map<string, TurnSummary>();
   const anchors = new Map<string, StoredAnchor[]>();
   const events = new Map<string, RunEvent[]>();
@@ -73,6 +76,9 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
       setBounded(summaries, summary.turnId, summary, max.summaries);
     },
     turnSummary: (turnId) => summaries.get(turnId),
+    saveStrayLog: (log) => void strayLogs.set(log.space, log),
+    forgetStrayLog: (space) => void strayLogs.delete(space),
+    strayLogs: () => [...strayLogs.values()],
     saveAnchor: (space, anchor) => {
       const list = anchors.get(space) ?? [];
       list.push(anchor);

@@ -124,6 +124,19 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    description: 'stray logs: the one edited message per space of top-level notes and warnings',
+    sql: `
+      -- One row per space whose stray log is live (a message to keep editing, lines to show);
+      -- snapshot is the stray log actor's persisted snapshot as JSON. Deleted once the log is quiet.
+      CREATE TABLE stray_logs (
+        space      TEXT PRIMARY KEY,
+        snapshot   TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /** How errors name the database, e.g. `sqlite store "/var/lib/turnlog.db"`. */

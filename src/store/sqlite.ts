@@ -5,7 +5,7 @@
  * may be lost on power loss), a busy timeout for a second connection, and a
  * versioned schema (see migrations.ts). JSON values are stored as TEXT.
  *
- * The hot writes, turn snapshots and the run record, are committed once per
+ * The hot writes, turn snapshots, stray logs and the run record, are committed once per
  * event-loop tick by default (write-behind.ts; `bench/store.bench.ts`
  * measures why). Every other write, and every read, first commits what is
  * pending, so commits keep the order of the calls: the file always holds a
@@ -24,6 +24,7 @@ import type {
   CardClaim,
   CardRecord,
   DeadLetterRecord,
+  PersistedStrayLog,
   PersistedTurn,
   StoredAnchor,
   StoredCard,
@@ -59,6 +60,9 @@ export interface SqliteStore extends TurnlogStore {
   liveTurns(): PersistedTurn[];
   finishTurn(summary: TurnSummary): void;
   turnSummary(turnId: string): TurnSummary | undefined;
+  saveStrayLog(log: PersistedStrayLog): void;
+  forgetStrayLog(space: string): void;
+  strayLogs(): PersistedStrayLog[];
   saveAnchor(space: string, anchor: StoredAnchor): void;
   anchors(space: string, limit: number): StoredAnchor[];
   appendEvent(event: RunEvent): void;
@@ -106,6 +110,17 @@ interface SummaryRow {
 }
 
 type SerializedTurn = { turnId: string; space: string; snapshot: string; updatedAt: number };
+
+/** A stray log row to write; null snapshot: delete the space's row. */
+type SerializedStrayLog =
+  | { space: string; snapshot: string; updatedAt: number }
+  | { space: string; snapshot: null };
+
+interface StrayLogRow {
+  space: string;
+  snapshot: string;
+  updated_at: number;
+}
 
 interface EventRow {
   /** The event's turnId, or `space:<space>` for events outside a turn. */
@@ -176,6 +191,26 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return { turnId: turn.turnId, space: turn.space, snapshot, updatedAt: turn.updatedAt };
   };
 
+  const serializeStrayLog = (space: string, log: PersistedStrayLog | null): SerializedStrayLog => {
+    if (log === null) return { space, snapshot: null };
+    let snapshot: string | undefined;
+    try {
+      snapshot = JSON.stringify(log.snapshot);
+    } catch (error) {
+      throw new TypeError(
+        `${prefix} the stray log of space ${space} is not JSON: ${(error as Error).message}`,
+      );
+    }
+    if (typeof snapshot !== 'string')
+      throw new TypeError(`${prefix} the stray log of space ${space} is not JSON`);
+    return { space, snapshot, updatedAt: log.updatedAt };
+  };
+
+  const writeStrayLog = (row: SerializedStrayLog) => {
+    if (row.snapshot === null) s.deleteStrayLog.run(row.space);
+    else s.upsertStrayLog.run(row);
+  };
+
   const serializeEvent = (event: RunEvent): EventRow => {
     const json = JSON.stringify(event);
     if (typeof json !== 'string') throw new TypeError(`${prefix} the ${event.type} event is not JSON`);
@@ -210,14 +245,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }
   };
 
-  const writeBatch = db.transaction((events: EventRow[], turns: SerializedTurn[]) => {
-    // Turns first: a turn that just went live has its row before its events are counted for pruning.
-    for (const row of turns) s.upsertTurn.run(row);
-    for (const row of events) insertEvent(row);
-  });
+  const writeBatch = db.transaction(
+    (events: EventRow[], turns: SerializedTurn[], strayLogs: SerializedStrayLog[]) => {
+      // Turns first: a turn that just went live has its row before its events are counted for pruning.
+      for (const row of turns) s.upsertTurn.run(row);
+      for (const row of events) insertEvent(row);
+      for (const row of strayLogs) writeStrayLog(row);
+    },
+  );
   const reportWriteError =
     options.onWriteError ?? ((error: Error) => console.error(`turnlog: ${error.message}`));
-  const pending = createWriteBehind<EventRow>(({ turns, events }) => {
+  const pending = createWriteBehind<EventRow>(({ turns, events, strayLogs }) => {
     const rows: SerializedTurn[] = [];
     for (const turn of turns) {
       // One unserializable snapshot must not hold back the others: it is reported and dropped.
@@ -227,10 +265,19 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         reportWriteError(error as Error);
       }
     }
+    const strayRows: SerializedStrayLog[] = [];
+    for (const [space, log] of strayLogs) {
+      try {
+        strayRows.push(serializeStrayLog(space, log));
+      } catch (error) {
+        reportWriteError(error as Error);
+      }
+    }
     try {
-      writeBatch(events, rows);
+      writeBatch(events, rows, strayRows);
     } catch (error) {
-      throw failure(`writing ${rows.length} turn snapshot(s) and ${events.length} event(s)`, error);
+      const strays = strayRows.length > 0 ? `, ${strayRows.length} stray log(s)` : '';
+      throw failure(`writing ${rows.length} turn snapshot(s)${strays} and ${events.length} event(s)`, error);
     }
   }, reportWriteError);
   const perTick = (options.writes ?? 'per-tick') === 'per-tick';
@@ -325,6 +372,30 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }),
     liveTurns: guarded('liveTurns', () => (s.selectLiveTurns.all() as LiveTurnRow[]).map(fromLiveRow)),
     finishTurn: guarded('finishTurn', (summary: TurnSummary) => finishTurn(summary)),
+    // Buffered like a turn's snapshot: a stray log commits with the events that changed it.
+    saveStrayLog: guarded(
+      'saveStrayLog',
+      (log: PersistedStrayLog) => {
+        if (perTick) pending.putStrayLog(log.space, log);
+        else writeStrayLog(serializeStrayLog(log.space, log));
+      },
+      true,
+    ),
+    forgetStrayLog: guarded(
+      'forgetStrayLog',
+      (space: string) => {
+        if (perTick) pending.putStrayLog(space, null);
+        else writeStrayLog({ space, snapshot: null });
+      },
+      true,
+    ),
+    strayLogs: guarded('strayLogs', () =>
+      (s.selectStrayLogs.all() as StrayLogRow[]).map((row) => ({
+        space: row.space,
+        snapshot: JSON.parse(row.snapshot),
+        updatedAt: row.updated_at,
+      })),
+    ),
     turnSummary: guarded('turnSummary', (turnId: string) => {
       const row = s.selectSummary.get(turnId) as SummaryRow | undefined;
       return row ? fromSummaryRow(row) : undefined;
@@ -437,6 +508,12 @@ function prepareStatements(db: Database.Database) {
     selectTurn: db.prepare('SELECT * FROM live_turns WHERE turn_id = ?'),
     selectLiveTurns: db.prepare('SELECT * FROM live_turns ORDER BY rowid'),
     deleteTurn: db.prepare('DELETE FROM live_turns WHERE turn_id = ?'),
+    upsertStrayLog: db.prepare(
+      `INSERT INTO stray_logs (space, snapshot, updated_at) VALUES (@space, @snapshot, @updatedAt)
+       ON CONFLICT (space) DO UPDATE SET snapshot = excluded.snapshot, updated_at = excluded.updated_at`,
+    ),
+    deleteStrayLog: db.prepare('DELETE FROM stray_logs WHERE space = ?'),
+    selectStrayLogs: db.prepare('SELECT space, snapshot, updated_at FROM stray_logs ORDER BY rowid'),
     upsertSummary: db.prepare(
       `INSERT OR REPLACE INTO turn_summaries
          (turn_id, space, state, outcome, degraded, log_messages, entries, dead_letters, ended_at)

@@ -1,6 +1,6 @@
 /**
  * The persistence seam. The runtime saves each live turn's persisted XState
- * snapshot on every transition, the inbound anchors of each space, the run
+ * snapshot on every transition, each space's stray log while it is live, the inbound anchors of each space, the run
  * record (every accepted event with its seq), dead letters, and the refs of
  * posts by client id (so a post retried after a crash finds the message it
  * already made on platforms without idempotent creates).
@@ -19,6 +19,18 @@ export interface PersistedTurn {
   turnId: string;
   space: string;
   /** `actor.getPersistedSnapshot()` of the turn actor: plain JSON. */
+  snapshot: unknown;
+  updatedAt: number;
+}
+
+/**
+ * A space's stray log (machines/stray-log.machine.ts) while it has a message
+ * to keep editing or lines to show: a restart resumes it, so the space keeps
+ * coalescing into the same message for the rest of its minute.
+ */
+export interface PersistedStrayLog {
+  space: string;
+  /** `getPersistedSnapshot()` of the stray log actor: plain JSON. */
   snapshot: unknown;
   updatedAt: number;
 }
@@ -103,6 +115,13 @@ export interface TurnlogStore {
   /** The turn ended: drop its live snapshot, keep its summary. */
   finishTurn(summary: TurnSummary): MaybePromise<void>;
   turnSummary(turnId: string): MaybePromise<TurnSummary | undefined>;
+
+  /** Saves a space's stray log, replacing what was saved for the space. */
+  saveStrayLog(log: PersistedStrayLog): MaybePromise<void>;
+  /** The space's stray log has nothing left to resume (its minute is over, every line shown). */
+  forgetStrayLog(space: string): MaybePromise<void>;
+  /** Every saved stray log, for restoring after a restart. */
+  strayLogs(): MaybePromise<PersistedStrayLog[]>;
 
   saveAnchor(space: string, anchor: StoredAnchor): MaybePromise<void>;
   anchors(space: string, limit: number): MaybePromise<StoredAnchor[]>;

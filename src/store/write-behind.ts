@@ -3,24 +3,28 @@
  * runtime saves a turn on every transition (often several times in one tick:
  * an NDJSON batch applies many events at once) and appends every accepted
  * event to the run record; a commit per call costs far more than the row
- * (bench/store.bench.ts). The buffer keeps the latest snapshot per turn and
- * the events in order, and writes them together in one transaction on the
+ * (bench/store.bench.ts). The buffer keeps the latest snapshot per turn (and
+ * per space's stray log) and the events in order, and writes them together in one transaction on the
  * next `setImmediate`, so snapshots and run record always commit together.
  *
  * Crash window: what was written during the current tick. A process that
  * dies there restarts from the previous tick's snapshots and run record, as
  * if it had died one tick earlier.
  */
-import type { PersistedTurn } from './store.js';
+import type { PersistedStrayLog, PersistedTurn } from './store.js';
 
 export interface PendingWrites<E> {
   turns: PersistedTurn[];
   events: E[];
+  /** The latest of each space's stray log; null: forget it. */
+  strayLogs: [space: string, log: PersistedStrayLog | null][];
 }
 
 export interface WriteBehind<E> {
   putTurn(turn: PersistedTurn): void;
   appendEvent(event: E): void;
+  /** A space's stray log (null forgets it): its latest write wins. */
+  putStrayLog(space: string, log: PersistedStrayLog | null): void;
   /** Writes everything pending now; throws what the write threw (and keeps it pending). */
   flush(): void;
   /** Drops the scheduled write; pending writes are left to an explicit `flush`. */
@@ -34,6 +38,7 @@ export function createWriteBehind<E>(
   onError: (error: Error) => void,
 ): WriteBehind<E> {
   const turns = new Map<string, PersistedTurn>();
+  const strayLogs = new Map<string, PersistedStrayLog | null>();
   let events: E[] = [];
   let scheduled: NodeJS.Immediate | undefined;
 
@@ -43,10 +48,11 @@ export function createWriteBehind<E>(
   };
   const flush = () => {
     cancel();
-    if (turns.size === 0 && events.length === 0) return;
+    if (turns.size === 0 && events.length === 0 && strayLogs.size === 0) return;
     // write() is synchronous, so nothing can be added between the write and the clear.
-    write({ turns: [...turns.values()], events });
+    write({ turns: [...turns.values()], events, strayLogs: [...strayLogs] });
     turns.clear();
+    strayLogs.clear();
     events = [];
   };
   const schedule = () => {
@@ -66,6 +72,10 @@ export function createWriteBehind<E>(
     },
     appendEvent(event) {
       events.push(event);
+      schedule();
+    },
+    putStrayLog(space, log) {
+      strayLogs.set(space, log);
       schedule();
     },
     flush,

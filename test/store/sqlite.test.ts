@@ -74,6 +74,11 @@ describe('sqlite store: persistence', () => {
     first.deadLetter({ at: 3, source: 'ingest', reason: 'bad json', payload: '{' });
     first.recordPost('T1:0', { messageId: 'm1', threadId: 't0' });
     first.saveSpaceSettings(SPACE, { threadsDisabled: true });
+    first.saveStrayLog({
+      space: SPACE,
+      snapshot: { value: { window: 'open', writer: 'idle' } },
+      updatedAt: 10,
+    });
     first.close();
 
     const second = open({ path });
@@ -86,6 +91,9 @@ describe('sqlite store: persistence', () => {
     expect(second.deadLetters()).toEqual([{ at: 3, source: 'ingest', reason: 'bad json', payload: '{' }]);
     expect(second.lookupPost('T1:0')).toEqual({ messageId: 'm1', threadId: 't0' });
     expect(second.spaceSettings()).toEqual({ [SPACE]: { threadsDisabled: true } });
+    expect(second.strayLogs()).toEqual([
+      { space: SPACE, snapshot: { value: { window: 'open', writer: 'idle' } }, updatedAt: 10 },
+    ]);
   });
 
   it('keeps its bounds across reopen: pruning counts the rows already in the file', () => {
@@ -133,6 +141,36 @@ describe('sqlite store: snapshots and run record committed once per tick', () =>
     await nextTick();
     expect(fileEvents(reader)).toEqual([1, 2, 3]);
     expect(liveSnapshots(reader)).toEqual([['T1', { n: 3 }]]);
+  });
+
+  it('commits a stray log with the events of its tick, the latest per space; a forget in the same tick wins (issue 9 · stray log survives a restart)', async () => {
+    const path = nextFile();
+    const store = open({ path });
+    const reader = peek(path);
+    const strayRows = () =>
+      (
+        reader.prepare('SELECT space, snapshot FROM stray_logs ORDER BY space').all() as {
+          space: string;
+          snapshot: string;
+        }[]
+      ).map((row) => [row.space, JSON.parse(row.snapshot)]);
+    store.appendEvent(inputEvent(1));
+    store.saveStrayLog({ space: SPACE, snapshot: { n: 1 }, updatedAt: 1 });
+    store.saveStrayLog({ space: SPACE, snapshot: { n: 2 }, updatedAt: 2 });
+    store.saveStrayLog({ space: 'slack:C1', snapshot: { n: 3 }, updatedAt: 3 });
+    // The crash window: nothing of this tick is in the file yet, neither the event nor the stray log.
+    expect(strayRows()).toEqual([]);
+    expect(fileEvents(reader)).toEqual([]);
+    await nextTick();
+    expect(fileEvents(reader)).toEqual([1]);
+    expect(strayRows()).toEqual([
+      [SPACE, { n: 2 }],
+      ['slack:C1', { n: 3 }],
+    ]);
+    store.saveStrayLog({ space: 'slack:C1', snapshot: { n: 4 }, updatedAt: 4 });
+    store.forgetStrayLog('slack:C1');
+    await nextTick();
+    expect(strayRows()).toEqual([[SPACE, { n: 2 }]]);
   });
 
   it('a read commits what is pending first, so it sees every write', () => {

@@ -298,6 +298,38 @@ export function describeStoreContract(name: string, createStore: StoreFactory): 
       });
     });
 
+    describe('stray logs (issue 9 · stray log survives a restart)', () => {
+      const strayLog = (space: string, updatedAt: number, text: string) => ({
+        space,
+        snapshot: { value: { window: 'open', writer: 'idle' }, context: { space, lines: [{ text }] } },
+        updatedAt,
+      });
+
+      it('keeps one stray log per space, the latest saved, and lists them all', async () => {
+        const store = open();
+        expect(await store.strayLogs()).toEqual([]);
+        await store.saveStrayLog(strayLog(SPACE, 1, 'first'));
+        await store.saveStrayLog(strayLog(OTHER_SPACE, 2, 'other'));
+        await store.saveStrayLog(strayLog(SPACE, 3, 'second'));
+        const logs = await store.strayLogs();
+        expect(logs).toHaveLength(2);
+        expect(logs.find((l) => l.space === SPACE)).toEqual(strayLog(SPACE, 3, 'second'));
+        expect(logs.find((l) => l.space === OTHER_SPACE)).toEqual(strayLog(OTHER_SPACE, 2, 'other'));
+      });
+
+      it('forgets a space’s stray log, and only that one', async () => {
+        const store = open();
+        await store.saveStrayLog(strayLog(SPACE, 1, 'first'));
+        await store.saveStrayLog(strayLog(OTHER_SPACE, 2, 'other'));
+        await store.forgetStrayLog(SPACE);
+        await store.forgetStrayLog('gchat:spaces/NEVER');
+        expect(await store.strayLogs()).toEqual([strayLog(OTHER_SPACE, 2, 'other')]);
+        // Saved again after it was forgotten: it is back.
+        await store.saveStrayLog(strayLog(SPACE, 4, 'again'));
+        expect((await store.strayLogs()).map((l) => l.space).sort()).toEqual([OTHER_SPACE, SPACE].sort());
+      });
+    });
+
     describeOutboxContract(open);
 
     describe('a persisted turn actor', () => {
