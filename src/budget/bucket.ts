@@ -26,9 +26,15 @@
  *   polls for a token that the next asker would take first.
  * - A clock that goes backwards neither refills nor drains: the bucket keeps
  *   the latest time it has seen as its reference and judges everything at it.
+ * - A write kind the platform limits apart from its edits (`config.separate`:
+ *   Slack's `chat.postMessage`, `assistant.threads.setStatus`,
+ *   `reactions.add`) takes no token: it goes when its channel is clear (if it
+ *   is spaced), no cool-off runs and its own limit (a log of its writes in
+ *   the last window) has room. It never waits in the line and never leaves
+ *   the edits short; a booked one still goes before progress frames.
  */
 import type { RefusedEvent } from '../../machines/budget.protocol.js';
-import type { BudgetConfig } from './config.js';
+import type { BudgetConfig, SeparateWriteConfig, WriteKind } from './config.js';
 import {
   bookChannel,
   channelFreeAt,
@@ -55,6 +61,8 @@ export interface Booking {
   cardId: string;
   channel: string;
   fundedAt: number;
+  /** Whether it holds a token of the bucket (false: a separate write kind, on its own limit). Absent: true. */
+  token?: boolean;
 }
 
 export interface BudgetState {
@@ -76,6 +84,14 @@ export interface BudgetState {
   queued: Record<string, QueuedLane>;
   /** Queued writes waiting, across channels. */
   queuedCount: number;
+  /** The kind of each queued write that is not an edit of the bucket (by id; absent: it takes a token). */
+  queuedWrites?: Record<number, WriteKind>;
+  /**
+   * Per separate write kind with its own allowance: when its writes went (or
+   * are booked to go), oldest first, those a window reaching the present can
+   * still hold. Absent in a state saved before separate kinds existed.
+   */
+  separate?: Partial<Record<WriteKind, number[]>>;
 }
 
 /**
@@ -95,6 +111,8 @@ export interface QueuedRequest {
   channel: string;
   group: string;
   now: number;
+  /** What the write is (a card: a post); default an edit of the bucket. */
+  write?: WriteKind;
 }
 
 export type RefusalReason = RefusedEvent['reason'];
@@ -121,12 +139,16 @@ export interface ProgressRequest {
   cardId: string;
   channel: string;
   now: number;
+  /** What the write is; default an edit (the bucket). A kind in `config.separate` takes no token. */
+  write?: WriteKind;
 }
 
 export interface TerminalRequest {
   cardId: string;
   channel: string;
   now: number;
+  /** What the write is; default an edit (the bucket). */
+  write?: WriteKind;
 }
 
 /** A full bucket with nobody live. */
@@ -153,10 +175,12 @@ function checkNow(now: number): number {
   return now;
 }
 
+const holdsToken = (booking: Booking): boolean => booking.token !== false;
+
 /** Terminal frames charged to the bucket that have not gone out by `at`. */
 function heldAt(bookings: readonly Booking[], at: number): number {
   let held = 0;
-  for (const booking of bookings) if (booking.fundedAt > at) held++;
+  for (const booking of bookings) if (booking.fundedAt > at && holdsToken(booking)) held++;
   return held;
 }
 
@@ -184,6 +208,7 @@ export function advance(state: BudgetState, config: BudgetConfig, now: number): 
     return state;
   }
   const releases = state.bookings
+    .filter(holdsToken)
     .map((booking) => booking.fundedAt)
     .filter((fundedAt) => fundedAt > from && fundedAt < now)
     .sort((a, b) => a - b);
@@ -270,6 +295,94 @@ function observe(state: BudgetState, config: BudgetConfig, request: ProgressRequ
   return at;
 }
 
+// ------------------------------------------------------------------ separate write kinds
+
+/** The kind's own limits, when the platform limits it apart from the bucket. */
+function separateOf(config: BudgetConfig, write: WriteKind | undefined): SeparateWriteConfig | undefined {
+  return write === undefined ? undefined : config.separate[write];
+}
+
+/** The kind's log of writes (oldest first), created on first use. */
+function writeLog(state: BudgetState, kind: WriteKind): number[] {
+  state.separate ??= {};
+  let log = state.separate[kind];
+  if (log === undefined) {
+    log = [];
+    state.separate[kind] = log;
+  }
+  return log;
+}
+
+/**
+ * The earliest time from `at` on at which one more write of the kind keeps
+ * every window of `windowMs` (half-open, `(t - windowMs, t]`) within its
+ * allowance, counting the writes already booked after `at` too.
+ */
+function separateFreeAt(state: BudgetState, own: SeparateWriteConfig, kind: WriteKind, at: number): number {
+  if (own.allowance === null) return at;
+  const log = writeLog(state, kind);
+  // Writes no window reaching `at` holds are forgotten.
+  let drop = 0;
+  while (drop < log.length && log[drop]! <= at - own.windowMs) drop++;
+  if (drop > 0) log.splice(0, drop);
+  if (log.length < own.allowance) return at;
+  // All but allowance − 1 of the writes must have left the window.
+  return Math.max(at, log[log.length - own.allowance]! + own.windowMs);
+}
+
+function recordSeparate(state: BudgetState, own: SeparateWriteConfig, kind: WriteKind, at: number): void {
+  if (own.allowance === null) return;
+  const log = writeLog(state, kind);
+  let i = log.length;
+  while (i > 0 && log[i - 1]! > at) i--;
+  log.splice(i, 0, at);
+}
+
+/** What stands in the way of a separate write: a cool-off, its channel (when spaced), its own limit. */
+function separateWaits(
+  state: BudgetState,
+  own: SeparateWriteConfig,
+  kind: WriteKind,
+  channel: string,
+  at: number,
+): Wait[] {
+  const waits: Wait[] = [];
+  if (state.coolOffUntil !== null && state.coolOffUntil > at) {
+    waits.push({ reason: 'cool-off', ms: state.coolOffUntil - at });
+  }
+  if (own.spaced) {
+    const freeAt = channelFreeAt(state.registry, channel, at);
+    if (freeAt > at) waits.push({ reason: 'spacing', ms: freeAt - at });
+  }
+  const ownAt = separateFreeAt(state, own, kind, at);
+  if (ownAt > at) waits.push({ reason: 'write-limit', ms: ownAt - at });
+  return waits;
+}
+
+/**
+ * A write of a separate kind (no token): granted when nothing stands in its
+ * way, else refused with exactly when to ask again. A post shows the card,
+ * so it counts as the card's paint for the fair share.
+ */
+function requestSeparate(
+  state: BudgetState,
+  config: BudgetConfig,
+  request: ProgressRequest & { write: WriteKind },
+  own: SeparateWriteConfig,
+): { state: BudgetState; decision: ProgressDecision } {
+  const at = observe(state, config, request);
+  const waits = separateWaits(state, own, request.write, request.channel, at);
+  if (waits.length > 0) {
+    const decision = refusal(waits);
+    expectBack(state.registry, request.cardId, at + decision.retryInMs, config.liveWindowMs);
+    return { state, decision };
+  }
+  recordSeparate(state, own, request.write, at);
+  if (own.spaced) bookChannel(state.registry, request.channel, at + config.channelSpacingMs, at);
+  if (request.write === 'post') paintCard(state.registry, request.cardId, at);
+  return { state, decision: { granted: true } };
+}
+
 /**
  * May this card paint a progress frame in this channel now? Granted; refused
  * with exactly when to ask again, for what stands in the card's own way; or
@@ -282,6 +395,10 @@ export function requestProgress(
   config: BudgetConfig,
   request: ProgressRequest,
 ): { state: BudgetState; decision: ProgressDecision } {
+  const own = separateOf(config, request.write);
+  if (own !== undefined && request.write !== undefined) {
+    return requestSeparate(state, config, { ...request, write: request.write }, own);
+  }
   const at = observe(state, config, request);
   if (isWaiting(state.registry, request.cardId)) {
     return { state, decision: { granted: false, waiting: true, reason: 'reserve' } };
@@ -373,6 +490,29 @@ export function bookTerminal(
   advance(state, config, request.now);
   const at = timeOf(state);
   leaveLine(state.registry, request.cardId);
+  const own = separateOf(config, request.write);
+  if (own !== undefined && request.write !== undefined) {
+    // No token: its channel (when spaced), its own limit and any cool-off.
+    const channelAt = own.spaced ? channelFreeAt(state.registry, request.channel, at) : at;
+    const fundedAt = Math.max(
+      channelAt,
+      state.coolOffUntil ?? at,
+      at,
+      separateFreeAt(state, own, request.write, Math.max(channelAt, state.coolOffUntil ?? at, at)),
+    );
+    recordSeparate(state, own, request.write, fundedAt);
+    const booking: Booking = {
+      id: state.nextBookingId,
+      cardId: request.cardId,
+      channel: request.channel,
+      fundedAt,
+      token: false,
+    };
+    state.bookings.push(booking);
+    state.nextBookingId += 1;
+    if (own.spaced) bookChannel(state.registry, request.channel, fundedAt + config.channelSpacingMs, at);
+    return { state, booking };
+  }
   state.tokens -= 1;
   const tokenAt = state.tokens >= 0 ? at : at + Math.ceil(-state.tokens / config.refillPerMs);
   const channelAt = channelFreeAt(state.registry, request.channel, at);
@@ -409,6 +549,9 @@ export function coolOff(
   const byMs = until - coolingUntil;
   state.coolOffUntil = until;
   for (const booking of state.bookings) if (booking.fundedAt > at) booking.fundedAt += byMs;
+  for (const log of Object.values(state.separate ?? {})) {
+    for (let i = 0; i < log.length; i++) if (log[i]! > at) log[i] = log[i]! + byMs;
+  }
   deferChannels(state.registry, at, byMs);
   return state;
 }
@@ -477,11 +620,43 @@ export function bookQueued(
     lane.order.push(request.group);
   }
   state.queuedCount += 1;
+  if (separateOf(config, request.write) !== undefined && request.write !== undefined) {
+    state.queuedWrites ??= {};
+    state.queuedWrites[id] = request.write;
+  }
   return { state, id };
 }
 
-/** When a queued write may go: a token (no debt), the channel free, no cool-off. */
-function queuedReadyAt(state: BudgetState, config: BudgetConfig, channel: string, at: number): number {
+/** The channel's next queued write: its id and, when it is a separate kind, that kind and its limits. */
+function queuedHead(
+  state: BudgetState,
+  config: BudgetConfig,
+  lane: QueuedLane,
+): { id: number; kind?: WriteKind; own?: SeparateWriteConfig } {
+  const id = lane.groups[lane.order[0]!]![0]!;
+  const kind = state.queuedWrites?.[id];
+  const own = separateOf(config, kind);
+  return kind === undefined || own === undefined ? { id } : { id, kind, own };
+}
+
+/**
+ * When a queued write may go: the channel free, no cool-off, and a token (no
+ * debt) — or, for a separate kind, room in its own limit (and the channel
+ * only when it is spaced).
+ */
+function queuedReadyAt(
+  state: BudgetState,
+  config: BudgetConfig,
+  channel: string,
+  lane: QueuedLane,
+  at: number,
+): number {
+  const head = queuedHead(state, config, lane);
+  if (head.own !== undefined && head.kind !== undefined) {
+    const channelAt = head.own.spaced ? channelFreeAt(state.registry, channel, at) : at;
+    const from = Math.max(channelAt, state.coolOffUntil ?? at, at);
+    return separateFreeAt(state, head.own, head.kind, from);
+  }
   const tokenAt = state.tokens >= 1 ? at : at + Math.ceil((1 - state.tokens) / config.refillPerMs);
   return Math.max(tokenAt, channelFreeAt(state.registry, channel, at), state.coolOffUntil ?? at);
 }
@@ -501,7 +676,8 @@ export function serveQueued(
   advance(state, config, at);
   const now = timeOf(state);
   for (const [channel, lane] of Object.entries(state.queued)) {
-    if (queuedReadyAt(state, config, channel, now) > now) continue;
+    if (queuedReadyAt(state, config, channel, lane, now) > now) continue;
+    const head = queuedHead(state, config, lane);
     const group = lane.order.shift()!;
     const waiting = lane.groups[group]!;
     funded.push(waiting.shift()!);
@@ -509,6 +685,12 @@ export function serveQueued(
     else delete lane.groups[group];
     if (lane.order.length === 0) delete state.queued[channel];
     state.queuedCount -= 1;
+    if (head.own !== undefined && head.kind !== undefined) {
+      delete state.queuedWrites?.[head.id];
+      recordSeparate(state, head.own, head.kind, now);
+      if (head.own.spaced) bookChannel(state.registry, channel, now + config.channelSpacingMs, now);
+      continue;
+    }
     state.tokens -= 1;
     bookChannel(state.registry, channel, now + config.channelSpacingMs, now);
   }
@@ -519,8 +701,8 @@ export function serveQueued(
 export function nextQueuedAt(state: BudgetState, config: BudgetConfig): number | null {
   if (state.queuedCount === 0 || state.clockAt === null) return null;
   let earliest = Number.POSITIVE_INFINITY;
-  for (const channel of Object.keys(state.queued)) {
-    earliest = Math.min(earliest, queuedReadyAt(state, config, channel, state.clockAt));
+  for (const [channel, lane] of Object.entries(state.queued)) {
+    earliest = Math.min(earliest, queuedReadyAt(state, config, channel, lane, state.clockAt));
   }
   return earliest;
 }

@@ -12,7 +12,37 @@
  * is exactly the allowance, and no window ever sees more.
  */
 
+import type { BudgetWrite } from '../../machines/budget.protocol.js';
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+
+/**
+ * What a write is, as the platform counts it: the first post of a message, an
+ * edit, a status line (Slack's `assistant.threads.setStatus`), a reaction, a
+ * typing indicator. A platform that limits a kind apart from its edits says
+ * so in `separateWrites`; every other kind draws from the one bucket.
+ */
+export type WriteKind = BudgetWrite;
+export const WRITE_KINDS: readonly WriteKind[] = ['post', 'edit', 'status', 'reaction', 'typing'];
+
+/**
+ * A write kind the platform limits on its own (Slack: `chat.postMessage` per
+ * channel, `assistant.threads.setStatus` and `reactions.add` each in their
+ * own Tier 3 bucket): it never takes a token of the edit bucket, so it never
+ * waits for one and never leaves the edits short.
+ */
+export interface SeparateWriteInput {
+  /** Its own allowance a minute per app; absent: no app-wide limit, only the channel spacing. */
+  ratePerMinute?: number;
+  /** Whether it keeps the channel spacing (one write per channel per `channelSpacingMs`). Default true. */
+  spaced?: boolean;
+}
+
+/** A separate write kind, resolved: at most `allowance` in any `windowMs` (null: no app-wide limit). */
+export interface SeparateWriteConfig {
+  allowance: number | null;
+  windowMs: number;
+  spaced: boolean;
+}
 
 /** A platform id of the registry (`slack`, `gchat`, `discord`, or one a runtime was given). */
 export type BudgetPlatform = string;
@@ -38,6 +68,8 @@ export interface BudgetInput {
    * platform defaults (`budgetDefaults`) keep DEFAULT_MARGIN_FRACTION.
    */
   marginFraction?: number;
+  /** Write kinds the platform limits apart from its edits (the descriptor's); the rest share the bucket. */
+  separateWrites?: Partial<Record<WriteKind, SeparateWriteInput>>;
 }
 
 export interface BudgetConfig {
@@ -58,6 +90,8 @@ export interface BudgetConfig {
   /** The spacing asked for, widened by the margin. */
   channelSpacingMs: number;
   marginFraction: number;
+  /** Write kinds with limits of their own (not drawn from the bucket); absent kinds share the bucket. */
+  separate: Partial<Record<WriteKind, SeparateWriteConfig>>;
 }
 
 const MINUTE_MS = 60_000;
@@ -123,6 +157,25 @@ export function resolveBudgetConfig(input: BudgetInput): BudgetConfig {
     );
   }
   const refillPerMs = (allowance - capacity) / windowMs;
+  const separate: Partial<Record<WriteKind, SeparateWriteConfig>> = {};
+  for (const [kind, own] of Object.entries(input.separateWrites ?? {})) {
+    if (!(WRITE_KINDS as readonly string[]).includes(kind)) {
+      throw new RangeError(
+        `budget input: separateWrites.${kind} is not a write kind (${WRITE_KINDS.join(', ')})`,
+      );
+    }
+    if (own === undefined) continue;
+    const rate =
+      own.ratePerMinute === undefined
+        ? null
+        : positive(`separateWrites.${kind}.ratePerMinute`, own.ratePerMinute);
+    separate[kind as WriteKind] = {
+      // The same margin as the bucket's, whole writes only: at most this many in any minute.
+      allowance: rate === null ? null : Math.max(1, Math.floor(rate * keep)),
+      windowMs: MINUTE_MS,
+      spaced: own.spaced ?? true,
+    };
+  }
   return {
     platform: input.platform,
     ratePerMinute,
@@ -136,5 +189,6 @@ export function resolveBudgetConfig(input: BudgetInput): BudgetConfig {
     liveWindowMs,
     channelSpacingMs,
     marginFraction,
+    separate,
   };
 }
