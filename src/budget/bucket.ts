@@ -32,6 +32,10 @@
  *   is spaced), no cool-off runs and its own limit (a log of its writes in
  *   the last window) has room. It never waits in the line and never leaves
  *   the edits short; a booked one still goes before progress frames.
+ * - With `config.windowLog` (Slack) the bucket refills at the whole
+ *   allowance, and a log of its writes (`sent`: grants, and terminal frames
+ *   at their funding time) keeps every window within the allowance: a write
+ *   that would be one too many waits until the window's oldest has left.
  */
 import type { RefusedEvent } from '../../machines/budget.protocol.js';
 import type { BudgetConfig, SeparateWriteConfig, WriteKind } from './config.js';
@@ -92,6 +96,8 @@ export interface BudgetState {
    * still hold. Absent in a state saved before separate kinds existed.
    */
   separate?: Partial<Record<WriteKind, number[]>>;
+  /** With `config.windowLog`: when the bucket's writes went or are booked to go, oldest first (one window's worth). */
+  sent?: number[];
 }
 
 /**
@@ -272,7 +278,7 @@ function lineWaitMs(state: BudgetState, config: BudgetConfig, at: number): numbe
   if (state.tokens - 1 < config.reserve) {
     ms = Math.max(ms, (config.reserve + 1 - state.tokens) / config.refillPerMs);
   }
-  return ms;
+  return Math.max(ms, windowFreeAt(state, config, at) - at);
 }
 
 function refusal(waits: readonly Wait[]): Refusal {
@@ -282,6 +288,7 @@ function refusal(waits: readonly Wait[]): Refusal {
 
 function grant(state: BudgetState, config: BudgetConfig, cardId: string, channel: string, at: number): void {
   state.tokens -= 1;
+  recordSent(state, config, at);
   paintCard(state.registry, cardId, at);
   bookChannel(state.registry, channel, at + config.channelSpacingMs, at);
 }
@@ -293,6 +300,44 @@ function observe(state: BudgetState, config: BudgetConfig, request: ProgressRequ
   sweepSilent(state.registry, at);
   seeCard(state.registry, request.cardId, request.channel, at, config.liveWindowMs);
   return at;
+}
+
+// ------------------------------------------------------------------ window logs
+
+/**
+ * The earliest time from `at` on at which one more write keeps every window
+ * of `windowMs` (half-open, `(t - windowMs, t]`) of `log` (oldest first)
+ * within `allowance`, counting the writes booked after `at` too. Writes no
+ * window reaching `at` holds are forgotten.
+ */
+function logFreeAt(log: number[], allowance: number, windowMs: number, at: number): number {
+  let drop = 0;
+  while (drop < log.length && log[drop]! <= at - windowMs) drop++;
+  if (drop > 0) log.splice(0, drop);
+  if (log.length < allowance) return at;
+  // All but allowance − 1 of the writes must have left the window.
+  return Math.max(at, log[log.length - allowance]! + windowMs);
+}
+
+/** Adds a write at `at` to a log kept oldest first. */
+function logWrite(log: number[], at: number): void {
+  let i = log.length;
+  while (i > 0 && log[i - 1]! > at) i--;
+  log.splice(i, 0, at);
+}
+
+/** With `windowLog`: when the bucket's window has room for one more write, from `at` on (else `at`). */
+function windowFreeAt(state: BudgetState, config: BudgetConfig, at: number): number {
+  if (!config.windowLog) return at;
+  state.sent ??= [];
+  return logFreeAt(state.sent, config.windowAllowance, config.windowMs, at);
+}
+
+/** With `windowLog`: a write of the bucket goes (or is booked to go) at `at`. */
+function recordSent(state: BudgetState, config: BudgetConfig, at: number): void {
+  if (!config.windowLog) return;
+  state.sent ??= [];
+  logWrite(state.sent, at);
 }
 
 // ------------------------------------------------------------------ separate write kinds
@@ -320,22 +365,12 @@ function writeLog(state: BudgetState, kind: WriteKind): number[] {
  */
 function separateFreeAt(state: BudgetState, own: SeparateWriteConfig, kind: WriteKind, at: number): number {
   if (own.allowance === null) return at;
-  const log = writeLog(state, kind);
-  // Writes no window reaching `at` holds are forgotten.
-  let drop = 0;
-  while (drop < log.length && log[drop]! <= at - own.windowMs) drop++;
-  if (drop > 0) log.splice(0, drop);
-  if (log.length < own.allowance) return at;
-  // All but allowance − 1 of the writes must have left the window.
-  return Math.max(at, log[log.length - own.allowance]! + own.windowMs);
+  return logFreeAt(writeLog(state, kind), own.allowance, own.windowMs, at);
 }
 
 function recordSeparate(state: BudgetState, own: SeparateWriteConfig, kind: WriteKind, at: number): void {
   if (own.allowance === null) return;
-  const log = writeLog(state, kind);
-  let i = log.length;
-  while (i > 0 && log[i - 1]! > at) i--;
-  log.splice(i, 0, at);
+  logWrite(writeLog(state, kind), at);
 }
 
 /** What stands in the way of a separate write: a cool-off, its channel (when spaced), its own limit. */
@@ -516,7 +551,9 @@ export function bookTerminal(
   state.tokens -= 1;
   const tokenAt = state.tokens >= 0 ? at : at + Math.ceil(-state.tokens / config.refillPerMs);
   const channelAt = channelFreeAt(state.registry, request.channel, at);
-  const fundedAt = Math.max(tokenAt, channelAt, state.coolOffUntil ?? at, at);
+  const readyAt = Math.max(tokenAt, channelAt, state.coolOffUntil ?? at, at);
+  const fundedAt = windowFreeAt(state, config, readyAt);
+  recordSent(state, config, fundedAt);
   const booking: Booking = {
     id: state.nextBookingId,
     cardId: request.cardId,
@@ -549,7 +586,7 @@ export function coolOff(
   const byMs = until - coolingUntil;
   state.coolOffUntil = until;
   for (const booking of state.bookings) if (booking.fundedAt > at) booking.fundedAt += byMs;
-  for (const log of Object.values(state.separate ?? {})) {
+  for (const log of [...Object.values(state.separate ?? {}), state.sent ?? []]) {
     for (let i = 0; i < log.length; i++) if (log[i]! > at) log[i] = log[i]! + byMs;
   }
   deferChannels(state.registry, at, byMs);
@@ -658,7 +695,8 @@ function queuedReadyAt(
     return separateFreeAt(state, head.own, head.kind, from);
   }
   const tokenAt = state.tokens >= 1 ? at : at + Math.ceil((1 - state.tokens) / config.refillPerMs);
-  return Math.max(tokenAt, channelFreeAt(state.registry, channel, at), state.coolOffUntil ?? at);
+  const readyAt = Math.max(tokenAt, channelFreeAt(state.registry, channel, at), state.coolOffUntil ?? at);
+  return windowFreeAt(state, config, readyAt);
 }
 
 /**
@@ -692,6 +730,7 @@ export function serveQueued(
       continue;
     }
     state.tokens -= 1;
+    recordSent(state, config, now);
     bookChannel(state.registry, channel, now + config.channelSpacingMs, now);
   }
   return { state, funded };
@@ -728,6 +767,9 @@ export function requestAdvisory(
     state.queuedCount === 0 &&
     lineWaitMs(state, config, at) === 0 &&
     state.tokens - 1 >= config.reserve;
-  if (free) state.tokens -= 1;
+  if (free) {
+    state.tokens -= 1;
+    recordSent(state, config, at);
+  }
   return { state, granted: free };
 }

@@ -10,6 +10,12 @@
  * all. So the bucket keeps `capacity` of the allowance as burst and refills
  * only the rest evenly across the window: a full burst plus a window of refill
  * is exactly the allowance, and no window ever sees more.
+ *
+ * That costs the burst in every window: under steady demand the bucket sends
+ * `allowance − capacity` a window (Slack: 33 of 45 a minute). With
+ * `windowLog` the bucket refills at the whole allowance and a log of the
+ * window's writes keeps every window within it instead (docs/benchmarks.md,
+ * "Slack under load").
  */
 
 import type { BudgetWrite } from '../../machines/budget.protocol.js';
@@ -70,6 +76,12 @@ export interface BudgetInput {
   marginFraction?: number;
   /** Write kinds the platform limits apart from its edits (the descriptor's); the rest share the bucket. */
   separateWrites?: Partial<Record<WriteKind, SeparateWriteInput>>;
+  /**
+   * Count each window exactly: the bucket refills at the whole allowance and a
+   * log of the window's writes (booked ones too) keeps any window within it.
+   * Default false: the burst is kept out of the refill.
+   */
+  windowLog?: boolean;
 }
 
 export interface BudgetConfig {
@@ -92,6 +104,10 @@ export interface BudgetConfig {
   marginFraction: number;
   /** Write kinds with limits of their own (not drawn from the bucket); absent kinds share the bucket. */
   separate: Partial<Record<WriteKind, SeparateWriteConfig>>;
+  /** The bucket refills at the whole allowance; a log of the window's writes keeps each window within it. */
+  windowLog: boolean;
+  /** With `windowLog`: the most writes of the bucket in any window (the allowance, whole writes). */
+  windowAllowance: number;
 }
 
 const MINUTE_MS = 60_000;
@@ -156,7 +172,8 @@ export function resolveBudgetConfig(input: BudgetInput): BudgetConfig {
       `budget input: capacity ${capacity} must be below the window's allowance of ${allowance} (ratePerMinute × windowMs / 60000), or nothing is left to refill`,
     );
   }
-  const refillPerMs = (allowance - capacity) / windowMs;
+  const windowLog = input.windowLog ?? false;
+  const refillPerMs = (windowLog ? allowance : allowance - capacity) / windowMs;
   const separate: Partial<Record<WriteKind, SeparateWriteConfig>> = {};
   for (const [kind, own] of Object.entries(input.separateWrites ?? {})) {
     if (!(WRITE_KINDS as readonly string[]).includes(kind)) {
@@ -190,5 +207,7 @@ export function resolveBudgetConfig(input: BudgetInput): BudgetConfig {
     channelSpacingMs,
     marginFraction,
     separate,
+    windowLog,
+    windowAllowance: Math.max(1, Math.floor(allowance + 1e-9)),
   };
 }
