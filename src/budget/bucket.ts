@@ -259,11 +259,28 @@ function cardWaits(
       liveCardsIn(state.registry, channel) * config.channelSpacingMs,
     );
     const nextTurnAt = card.paintedAt + fairShareIntervalMs;
-    if (nextTurnAt > at) waits.push({ reason: 'fair-share', ms: nextTurnAt - at });
+    if (nextTurnAt > at) {
+      // With useSpare, a token the bucket would lose goes to whoever asks; a card refused asks again by then.
+      const spareInMs = config.useSpare ? spareInMsAt(state, config, at) : null;
+      if (spareInMs === null) waits.push({ reason: 'fair-share', ms: nextTurnAt - at });
+      else if (spareInMs > 0) waits.push({ reason: 'fair-share', ms: Math.min(nextTurnAt - at, spareInMs) });
+    }
   }
   const freeAt = channelFreeAt(state.registry, channel, at);
   if (freeAt > at) waits.push({ reason: 'spacing', ms: freeAt - at });
   return waits;
+}
+
+/**
+ * With `useSpare`: how long until the bucket holds a spare token — one short
+ * of its capacity, so a token not taken is a refill lost — assuming nobody
+ * takes one meanwhile; 0 when it holds one now. Null while others are owed
+ * tokens (a card in the line, a terminal frame booked): nothing is spare then.
+ */
+function spareInMsAt(state: BudgetState, config: BudgetConfig, at: number): number | null {
+  if (state.registry.waiting > 0 || heldAt(state.bookings, at) > 0) return null;
+  const spareAt = config.capacity - 1;
+  return state.tokens >= spareAt ? 0 : Math.ceil((spareAt - state.tokens) / config.refillPerMs);
 }
 
 /**

@@ -82,6 +82,13 @@ export interface BudgetInput {
    * Default false: the burst is kept out of the refill.
    */
   windowLog?: boolean;
+  /**
+   * A card may paint before its fair turn with a token the bucket would
+   * otherwise lose (it is one short of its capacity and nobody waits), and a
+   * card refused its turn asks again by the time the bucket gets there.
+   * Default false: the fair share holds however full the bucket is.
+   */
+  useSpare?: boolean;
 }
 
 export interface BudgetConfig {
@@ -108,6 +115,8 @@ export interface BudgetConfig {
   windowLog: boolean;
   /** With `windowLog`: the most writes of the bucket in any window (the allowance, whole writes). */
   windowAllowance: number;
+  /** Spare tokens (a bucket about to stop filling) go to whoever asks, fair turn or not. */
+  useSpare: boolean;
 }
 
 const MINUTE_MS = 60_000;
@@ -209,5 +218,6 @@ export function resolveBudgetConfig(input: BudgetInput): BudgetConfig {
     separate,
     windowLog,
     windowAllowance: Math.max(1, Math.floor(allowance + 1e-9)),
+    useSpare: input.useSpare ?? false,
   };
 }

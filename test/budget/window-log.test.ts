@@ -106,3 +106,62 @@ describe("Slack's chat.update budget counts the window exactly", () => {
     }
   });
 });
+
+describe('Slack: a token the bucket would lose goes to whoever asks (useSpare)', () => {
+  /** 20 live cards that each painted at 0 (fair share: 20 ÷ 36 a minute ≈ 33 s), the bucket full again by `at`. */
+  function twentyPainted() {
+    const state = createBudgetState(slack);
+    for (let i = 0; i < 20; i++) {
+      requestProgress(state, slack, { cardId: `c${i}`, channel: `C${i}`, now: 0, write: 'post' });
+    }
+    return state;
+  }
+
+  it('Google Chat and Discord keep the fair share however full the bucket is', () => {
+    expect(slack.useSpare).toBe(true);
+    expect(resolveBudgetConfig(budgetDefaults('gchat')).useSpare).toBe(false);
+    expect(resolveBudgetConfig(budgetDefaults('discord')).useSpare).toBe(false);
+  });
+
+  it('a card before its fair turn gets a token while the bucket is full', () => {
+    const state = twentyPainted();
+    expect(state.tokens).toBe(slack.capacity);
+    expect(requestProgress(state, slack, { cardId: 'c0', channel: 'C0', now: 2000 }).decision).toEqual({
+      granted: true,
+    });
+  });
+
+  it('below full, it is refused until the bucket would be full again, not for its whole turn', () => {
+    const state = twentyPainted();
+    // Two spare tokens go (capacity, then one short of it); the bucket is then two short.
+    for (let i = 1; i <= 2; i++) {
+      const { decision } = requestProgress(state, slack, { cardId: `c${i}`, channel: `C${i}`, now: 2000 });
+      expect(decision).toEqual({ granted: true });
+    }
+    // One short of capacity again is one refill away (60 000 / 45 ms), far sooner than its turn (~33 s).
+    const { decision } = requestProgress(state, slack, { cardId: 'c0', channel: 'C0', now: 2000 });
+    expect(decision).toEqual({
+      granted: false,
+      reason: 'fair-share',
+      retryInMs: Math.ceil(1 / slack.refillPerMs),
+    });
+    expect(
+      requestProgress(state, slack, {
+        cardId: 'c0',
+        channel: 'C0',
+        now: 2000 + Math.ceil(1 / slack.refillPerMs),
+      }).decision,
+    ).toEqual({ granted: true });
+  });
+
+  it('while a terminal frame is booked ahead, nothing is spare: the fair share holds', () => {
+    const state = twentyPainted();
+    // Drive the bucket into debt with terminal frames: they are owed every token for a while.
+    for (let i = 0; i < slack.capacity + 2; i++) {
+      bookTerminal(state, slack, { cardId: `t${i}`, channel: `T${i}`, now: 1000 });
+    }
+    const { decision } = requestProgress(state, slack, { cardId: 'c0', channel: 'C0', now: 2000 });
+    expect(decision).toMatchObject({ granted: false, reason: 'fair-share' });
+    expect((decision as { retryInMs: number }).retryInMs).toBeGreaterThan(20_000);
+  });
+});

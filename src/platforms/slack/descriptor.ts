@@ -57,6 +57,8 @@ const descriptor = {
     channelSpacingMs: 1000,
     // Each minute counted exactly (a log of the window's chat.update calls): all 45 a minute usable, not 33.
     windowLog: true,
+    // A token the bucket would lose (it is full) goes to whoever asks, fair turn or not.
+    useSpare: true,
     separateWrites: {
       post: {},
       status: { ratePerMinute: 50, spaced: false },
