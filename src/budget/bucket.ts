@@ -361,7 +361,7 @@ function recordSent(state: BudgetState, config: BudgetConfig, at: number): void 
 
 /** The kind's own limits, when the platform limits it apart from the bucket. */
 function separateOf(config: BudgetConfig, write: WriteKind | undefined): SeparateWriteConfig | undefined {
-  return write === undefined ? undefined : config.separate[write];
+  return write === undefined ? undefined : config.separate?.[write];
 }
 
 /** The kind's log of writes (oldest first), created on first use. */
