@@ -30,7 +30,7 @@
 import { type AnyActorRef, not, setup } from 'xstate';
 import { type BudgetState, createBudgetState } from '../src/budget/bucket.js';
 import { type BudgetConfig, type BudgetInput, resolveBudgetConfig } from '../src/budget/config.js';
-import type { BudgetInEvent } from './budget.protocol.js';
+import type { BudgetInEvent, BudgetWrite } from './budget.protocol.js';
 
 /** Who to tell when a booked terminal frame is funded. */
 export interface BudgetWaiter {
@@ -57,6 +57,7 @@ export interface BudgetMachineContext {
 export interface QueuedBookParams {
   channel: string;
   group: string;
+  write?: BudgetWrite | undefined;
   replyTo: AnyActorRef;
 }
 
@@ -68,6 +69,8 @@ export interface AdvisoryParams {
 export interface FrameRequestParams {
   cardId: string;
   channel: string;
+  /** What the write is (default an edit); a kind the platform limits apart takes no edit token. */
+  write?: BudgetWrite | undefined;
   replyTo: AnyActorRef;
 }
 
@@ -126,13 +129,23 @@ export const budgetMachine = setup({
         'budget.terminal.book': {
           actions: {
             type: 'bookTerminal',
-            params: ({ event }) => ({ cardId: event.cardId, channel: event.channel, replyTo: event.replyTo }),
+            params: ({ event }) => ({
+              cardId: event.cardId,
+              channel: event.channel,
+              write: event.write,
+              replyTo: event.replyTo,
+            }),
           },
         },
         'budget.queued.book': {
           actions: {
             type: 'bookQueued',
-            params: ({ event }) => ({ channel: event.channel, group: event.group, replyTo: event.replyTo }),
+            params: ({ event }) => ({
+              channel: event.channel,
+              group: event.group,
+              write: event.write,
+              replyTo: event.replyTo,
+            }),
           },
         },
         'budget.card.closed': {
@@ -154,6 +167,7 @@ export const budgetMachine = setup({
                 params: ({ event }) => ({
                   cardId: event.cardId,
                   channel: event.channel,
+                  write: event.write,
                   replyTo: event.replyTo,
                 }),
               },
@@ -183,6 +197,7 @@ export const budgetMachine = setup({
                 params: ({ event }) => ({
                   cardId: event.cardId,
                   channel: event.channel,
+                  write: event.write,
                   replyTo: event.replyTo,
                 }),
               },

@@ -5,6 +5,14 @@
  */
 import type { AnyActorRef } from 'xstate';
 
+/**
+ * What a write is, as the platform counts it (src/budget/config.ts): the
+ * first post of a message, an edit, a status line, a reaction, typing. The
+ * platform's descriptor says which kinds have limits of their own; the rest
+ * draw from the edit bucket. Absent: an edit.
+ */
+export type BudgetWrite = 'post' | 'edit' | 'status' | 'reaction' | 'typing';
+
 export const budgetSystemId = (platform: string): string => `budget:${platform}`;
 
 /** Turn → budget: may I send a progress frame (an edit) now? Answered by GRANTED or REFUSED. */
@@ -13,6 +21,8 @@ export interface ProgressRequestEvent {
   cardId: string;
   /** Per-channel spacing key (platform space + thread). */
   channel: string;
+  /** What the write is (default an edit): a kind the platform limits apart takes no edit token. */
+  write?: BudgetWrite;
   replyTo: AnyActorRef;
 }
 
@@ -21,6 +31,8 @@ export interface TerminalBookEvent {
   type: 'budget.terminal.book';
   cardId: string;
   channel: string;
+  /** What the write is (default an edit): an answer is a post. */
+  write?: BudgetWrite;
   replyTo: AnyActorRef;
 }
 
@@ -35,6 +47,8 @@ export interface QueuedBookEvent {
   cardId: string;
   channel: string;
   group: string;
+  /** What the write is (default an edit): a card is a post. */
+  write?: BudgetWrite;
   replyTo: AnyActorRef;
 }
 
@@ -79,7 +93,8 @@ export interface RefusedEvent {
   type: 'budget.refused';
   /** When asking again can succeed. */
   retryInMs: number;
-  reason: 'reserve' | 'fair-share' | 'spacing' | 'cool-off';
+  /** `write-limit`: the write kind's own limit (a kind the platform limits apart from edits). */
+  reason: 'reserve' | 'fair-share' | 'spacing' | 'cool-off' | 'write-limit';
 }
 export interface FundedEvent {
   type: 'budget.funded';

@@ -432,7 +432,8 @@ export const turnMachine = setup({
     markShown: () => {},
     deadLetterUnsent: (_, _params: { reason: string }) => {},
     // Budget messages (provided: they address the budget actor of the platform).
-    requestProgressToken: () => {},
+    // The write is a post while the turn has no current message, an edit once it has; a status says so.
+    requestProgressToken: (_, _params?: { write: 'status' }) => {},
     bookTerminalSlot: () => {},
     reportRateLimited: (_, _params: { retryAfterMs: number }) => {},
     releaseCard: () => {},
@@ -825,7 +826,7 @@ export const turnMachine = setup({
           },
           states: {
             requesting: {
-              entry: 'requestProgressToken',
+              entry: { type: 'requestProgressToken', params: { write: 'status' as const } },
               on: {
                 'budget.granted': 'sending',
                 'budget.refused': {

@@ -26,9 +26,19 @@
  *   polls for a token that the next asker would take first.
  * - A clock that goes backwards neither refills nor drains: the bucket keeps
  *   the latest time it has seen as its reference and judges everything at it.
+ * - A write kind the platform limits apart from its edits (`config.separate`:
+ *   Slack's `chat.postMessage`, `assistant.threads.setStatus`,
+ *   `reactions.add`) takes no token: it goes when its channel is clear (if it
+ *   is spaced), no cool-off runs and its own limit (a log of its writes in
+ *   the last window) has room. It never waits in the line and never leaves
+ *   the edits short; a booked one still goes before progress frames.
+ * - With `config.windowLog` (Slack) the bucket refills at the whole
+ *   allowance, and a log of its writes (`sent`: grants, and terminal frames
+ *   at their funding time) keeps every window within the allowance: a write
+ *   that would be one too many waits until the window's oldest has left.
  */
 import type { RefusedEvent } from '../../machines/budget.protocol.js';
-import type { BudgetConfig } from './config.js';
+import type { BudgetConfig, SeparateWriteConfig, WriteKind } from './config.js';
 import {
   bookChannel,
   channelFreeAt,
@@ -55,6 +65,8 @@ export interface Booking {
   cardId: string;
   channel: string;
   fundedAt: number;
+  /** Whether it holds a token of the bucket (false: a separate write kind, on its own limit). Absent: true. */
+  token?: boolean;
 }
 
 export interface BudgetState {
@@ -76,6 +88,16 @@ export interface BudgetState {
   queued: Record<string, QueuedLane>;
   /** Queued writes waiting, across channels. */
   queuedCount: number;
+  /** The kind of each queued write that is not an edit of the bucket (by id; absent: it takes a token). */
+  queuedWrites?: Record<number, WriteKind>;
+  /**
+   * Per separate write kind with its own allowance: when its writes went (or
+   * are booked to go), oldest first, those a window reaching the present can
+   * still hold. Absent in a state saved before separate kinds existed.
+   */
+  separate?: Partial<Record<WriteKind, number[]>>;
+  /** With `config.windowLog`: when the bucket's writes went or are booked to go, oldest first (one window's worth). */
+  sent?: number[];
 }
 
 /**
@@ -95,6 +117,8 @@ export interface QueuedRequest {
   channel: string;
   group: string;
   now: number;
+  /** What the write is (a card: a post); default an edit of the bucket. */
+  write?: WriteKind;
 }
 
 export type RefusalReason = RefusedEvent['reason'];
@@ -121,12 +145,16 @@ export interface ProgressRequest {
   cardId: string;
   channel: string;
   now: number;
+  /** What the write is; default an edit (the bucket). A kind in `config.separate` takes no token. */
+  write?: WriteKind;
 }
 
 export interface TerminalRequest {
   cardId: string;
   channel: string;
   now: number;
+  /** What the write is; default an edit (the bucket). */
+  write?: WriteKind;
 }
 
 /** A full bucket with nobody live. */
@@ -153,10 +181,12 @@ function checkNow(now: number): number {
   return now;
 }
 
+const holdsToken = (booking: Booking): boolean => booking.token !== false;
+
 /** Terminal frames charged to the bucket that have not gone out by `at`. */
 function heldAt(bookings: readonly Booking[], at: number): number {
   let held = 0;
-  for (const booking of bookings) if (booking.fundedAt > at) held++;
+  for (const booking of bookings) if (booking.fundedAt > at && holdsToken(booking)) held++;
   return held;
 }
 
@@ -184,6 +214,7 @@ export function advance(state: BudgetState, config: BudgetConfig, now: number): 
     return state;
   }
   const releases = state.bookings
+    .filter(holdsToken)
     .map((booking) => booking.fundedAt)
     .filter((fundedAt) => fundedAt > from && fundedAt < now)
     .sort((a, b) => a - b);
@@ -228,11 +259,28 @@ function cardWaits(
       liveCardsIn(state.registry, channel) * config.channelSpacingMs,
     );
     const nextTurnAt = card.paintedAt + fairShareIntervalMs;
-    if (nextTurnAt > at) waits.push({ reason: 'fair-share', ms: nextTurnAt - at });
+    if (nextTurnAt > at) {
+      // With useSpare, a token the bucket would lose goes to whoever asks; a card refused asks again by then.
+      const spareInMs = config.useSpare ? spareInMsAt(state, config, at) : null;
+      if (spareInMs === null) waits.push({ reason: 'fair-share', ms: nextTurnAt - at });
+      else if (spareInMs > 0) waits.push({ reason: 'fair-share', ms: Math.min(nextTurnAt - at, spareInMs) });
+    }
   }
   const freeAt = channelFreeAt(state.registry, channel, at);
   if (freeAt > at) waits.push({ reason: 'spacing', ms: freeAt - at });
   return waits;
+}
+
+/**
+ * With `useSpare`: how long until the bucket holds a spare token — one short
+ * of its capacity, so a token not taken is a refill lost — assuming nobody
+ * takes one meanwhile; 0 when it holds one now. Null while others are owed
+ * tokens (a card in the line, a terminal frame booked): nothing is spare then.
+ */
+function spareInMsAt(state: BudgetState, config: BudgetConfig, at: number): number | null {
+  if (state.registry.waiting > 0 || heldAt(state.bookings, at) > 0) return null;
+  const spareAt = config.capacity - 1;
+  return state.tokens >= spareAt ? 0 : Math.ceil((spareAt - state.tokens) / config.refillPerMs);
 }
 
 /**
@@ -247,7 +295,7 @@ function lineWaitMs(state: BudgetState, config: BudgetConfig, at: number): numbe
   if (state.tokens - 1 < config.reserve) {
     ms = Math.max(ms, (config.reserve + 1 - state.tokens) / config.refillPerMs);
   }
-  return ms;
+  return Math.max(ms, windowFreeAt(state, config, at) - at);
 }
 
 function refusal(waits: readonly Wait[]): Refusal {
@@ -257,6 +305,7 @@ function refusal(waits: readonly Wait[]): Refusal {
 
 function grant(state: BudgetState, config: BudgetConfig, cardId: string, channel: string, at: number): void {
   state.tokens -= 1;
+  recordSent(state, config, at);
   paintCard(state.registry, cardId, at);
   bookChannel(state.registry, channel, at + config.channelSpacingMs, at);
 }
@@ -268,6 +317,122 @@ function observe(state: BudgetState, config: BudgetConfig, request: ProgressRequ
   sweepSilent(state.registry, at);
   seeCard(state.registry, request.cardId, request.channel, at, config.liveWindowMs);
   return at;
+}
+
+// ------------------------------------------------------------------ window logs
+
+/**
+ * The earliest time from `at` on at which one more write keeps every window
+ * of `windowMs` (half-open, `(t - windowMs, t]`) of `log` (oldest first)
+ * within `allowance`, counting the writes booked after `at` too. Writes no
+ * window reaching `at` holds are forgotten.
+ */
+function logFreeAt(log: number[], allowance: number, windowMs: number, at: number): number {
+  let drop = 0;
+  while (drop < log.length && log[drop]! <= at - windowMs) drop++;
+  if (drop > 0) log.splice(0, drop);
+  if (log.length < allowance) return at;
+  // All but allowance − 1 of the writes must have left the window.
+  return Math.max(at, log[log.length - allowance]! + windowMs);
+}
+
+/** Adds a write at `at` to a log kept oldest first. */
+function logWrite(log: number[], at: number): void {
+  let i = log.length;
+  while (i > 0 && log[i - 1]! > at) i--;
+  log.splice(i, 0, at);
+}
+
+/** With `windowLog`: when the bucket's window has room for one more write, from `at` on (else `at`). */
+function windowFreeAt(state: BudgetState, config: BudgetConfig, at: number): number {
+  if (!config.windowLog) return at;
+  state.sent ??= [];
+  return logFreeAt(state.sent, config.windowAllowance, config.windowMs, at);
+}
+
+/** With `windowLog`: a write of the bucket goes (or is booked to go) at `at`. */
+function recordSent(state: BudgetState, config: BudgetConfig, at: number): void {
+  if (!config.windowLog) return;
+  state.sent ??= [];
+  logWrite(state.sent, at);
+}
+
+// ------------------------------------------------------------------ separate write kinds
+
+/** The kind's own limits, when the platform limits it apart from the bucket. */
+function separateOf(config: BudgetConfig, write: WriteKind | undefined): SeparateWriteConfig | undefined {
+  return write === undefined ? undefined : config.separate?.[write];
+}
+
+/** The kind's log of writes (oldest first), created on first use. */
+function writeLog(state: BudgetState, kind: WriteKind): number[] {
+  state.separate ??= {};
+  let log = state.separate[kind];
+  if (log === undefined) {
+    log = [];
+    state.separate[kind] = log;
+  }
+  return log;
+}
+
+/**
+ * The earliest time from `at` on at which one more write of the kind keeps
+ * every window of `windowMs` (half-open, `(t - windowMs, t]`) within its
+ * allowance, counting the writes already booked after `at` too.
+ */
+function separateFreeAt(state: BudgetState, own: SeparateWriteConfig, kind: WriteKind, at: number): number {
+  if (own.allowance === null) return at;
+  return logFreeAt(writeLog(state, kind), own.allowance, own.windowMs, at);
+}
+
+function recordSeparate(state: BudgetState, own: SeparateWriteConfig, kind: WriteKind, at: number): void {
+  if (own.allowance === null) return;
+  logWrite(writeLog(state, kind), at);
+}
+
+/** What stands in the way of a separate write: a cool-off, its channel (when spaced), its own limit. */
+function separateWaits(
+  state: BudgetState,
+  own: SeparateWriteConfig,
+  kind: WriteKind,
+  channel: string,
+  at: number,
+): Wait[] {
+  const waits: Wait[] = [];
+  if (state.coolOffUntil !== null && state.coolOffUntil > at) {
+    waits.push({ reason: 'cool-off', ms: state.coolOffUntil - at });
+  }
+  if (own.spaced) {
+    const freeAt = channelFreeAt(state.registry, channel, at);
+    if (freeAt > at) waits.push({ reason: 'spacing', ms: freeAt - at });
+  }
+  const ownAt = separateFreeAt(state, own, kind, at);
+  if (ownAt > at) waits.push({ reason: 'write-limit', ms: ownAt - at });
+  return waits;
+}
+
+/**
+ * A write of a separate kind (no token): granted when nothing stands in its
+ * way, else refused with exactly when to ask again. A post shows the card,
+ * so it counts as the card's paint for the fair share.
+ */
+function requestSeparate(
+  state: BudgetState,
+  config: BudgetConfig,
+  request: ProgressRequest & { write: WriteKind },
+  own: SeparateWriteConfig,
+): { state: BudgetState; decision: ProgressDecision } {
+  const at = observe(state, config, request);
+  const waits = separateWaits(state, own, request.write, request.channel, at);
+  if (waits.length > 0) {
+    const decision = refusal(waits);
+    expectBack(state.registry, request.cardId, at + decision.retryInMs, config.liveWindowMs);
+    return { state, decision };
+  }
+  recordSeparate(state, own, request.write, at);
+  if (own.spaced) bookChannel(state.registry, request.channel, at + config.channelSpacingMs, at);
+  if (request.write === 'post') paintCard(state.registry, request.cardId, at);
+  return { state, decision: { granted: true } };
 }
 
 /**
@@ -282,6 +447,10 @@ export function requestProgress(
   config: BudgetConfig,
   request: ProgressRequest,
 ): { state: BudgetState; decision: ProgressDecision } {
+  const own = separateOf(config, request.write);
+  if (own !== undefined && request.write !== undefined) {
+    return requestSeparate(state, config, { ...request, write: request.write }, own);
+  }
   const at = observe(state, config, request);
   if (isWaiting(state.registry, request.cardId)) {
     return { state, decision: { granted: false, waiting: true, reason: 'reserve' } };
@@ -373,10 +542,35 @@ export function bookTerminal(
   advance(state, config, request.now);
   const at = timeOf(state);
   leaveLine(state.registry, request.cardId);
+  const own = separateOf(config, request.write);
+  if (own !== undefined && request.write !== undefined) {
+    // No token: its channel (when spaced), its own limit and any cool-off.
+    const channelAt = own.spaced ? channelFreeAt(state.registry, request.channel, at) : at;
+    const fundedAt = Math.max(
+      channelAt,
+      state.coolOffUntil ?? at,
+      at,
+      separateFreeAt(state, own, request.write, Math.max(channelAt, state.coolOffUntil ?? at, at)),
+    );
+    recordSeparate(state, own, request.write, fundedAt);
+    const booking: Booking = {
+      id: state.nextBookingId,
+      cardId: request.cardId,
+      channel: request.channel,
+      fundedAt,
+      token: false,
+    };
+    state.bookings.push(booking);
+    state.nextBookingId += 1;
+    if (own.spaced) bookChannel(state.registry, request.channel, fundedAt + config.channelSpacingMs, at);
+    return { state, booking };
+  }
   state.tokens -= 1;
   const tokenAt = state.tokens >= 0 ? at : at + Math.ceil(-state.tokens / config.refillPerMs);
   const channelAt = channelFreeAt(state.registry, request.channel, at);
-  const fundedAt = Math.max(tokenAt, channelAt, state.coolOffUntil ?? at, at);
+  const readyAt = Math.max(tokenAt, channelAt, state.coolOffUntil ?? at, at);
+  const fundedAt = windowFreeAt(state, config, readyAt);
+  recordSent(state, config, fundedAt);
   const booking: Booking = {
     id: state.nextBookingId,
     cardId: request.cardId,
@@ -409,6 +603,9 @@ export function coolOff(
   const byMs = until - coolingUntil;
   state.coolOffUntil = until;
   for (const booking of state.bookings) if (booking.fundedAt > at) booking.fundedAt += byMs;
+  for (const log of [...Object.values(state.separate ?? {}), state.sent ?? []]) {
+    for (let i = 0; i < log.length; i++) if (log[i]! > at) log[i] = log[i]! + byMs;
+  }
   deferChannels(state.registry, at, byMs);
   return state;
 }
@@ -477,13 +674,46 @@ export function bookQueued(
     lane.order.push(request.group);
   }
   state.queuedCount += 1;
+  if (separateOf(config, request.write) !== undefined && request.write !== undefined) {
+    state.queuedWrites ??= {};
+    state.queuedWrites[id] = request.write;
+  }
   return { state, id };
 }
 
-/** When a queued write may go: a token (no debt), the channel free, no cool-off. */
-function queuedReadyAt(state: BudgetState, config: BudgetConfig, channel: string, at: number): number {
+/** The channel's next queued write: its id and, when it is a separate kind, that kind and its limits. */
+function queuedHead(
+  state: BudgetState,
+  config: BudgetConfig,
+  lane: QueuedLane,
+): { id: number; kind?: WriteKind; own?: SeparateWriteConfig } {
+  const id = lane.groups[lane.order[0]!]![0]!;
+  const kind = state.queuedWrites?.[id];
+  const own = separateOf(config, kind);
+  return kind === undefined || own === undefined ? { id } : { id, kind, own };
+}
+
+/**
+ * When a queued write may go: the channel free, no cool-off, and a token (no
+ * debt) — or, for a separate kind, room in its own limit (and the channel
+ * only when it is spaced).
+ */
+function queuedReadyAt(
+  state: BudgetState,
+  config: BudgetConfig,
+  channel: string,
+  lane: QueuedLane,
+  at: number,
+): number {
+  const head = queuedHead(state, config, lane);
+  if (head.own !== undefined && head.kind !== undefined) {
+    const channelAt = head.own.spaced ? channelFreeAt(state.registry, channel, at) : at;
+    const from = Math.max(channelAt, state.coolOffUntil ?? at, at);
+    return separateFreeAt(state, head.own, head.kind, from);
+  }
   const tokenAt = state.tokens >= 1 ? at : at + Math.ceil((1 - state.tokens) / config.refillPerMs);
-  return Math.max(tokenAt, channelFreeAt(state.registry, channel, at), state.coolOffUntil ?? at);
+  const readyAt = Math.max(tokenAt, channelFreeAt(state.registry, channel, at), state.coolOffUntil ?? at);
+  return windowFreeAt(state, config, readyAt);
 }
 
 /**
@@ -501,7 +731,8 @@ export function serveQueued(
   advance(state, config, at);
   const now = timeOf(state);
   for (const [channel, lane] of Object.entries(state.queued)) {
-    if (queuedReadyAt(state, config, channel, now) > now) continue;
+    if (queuedReadyAt(state, config, channel, lane, now) > now) continue;
+    const head = queuedHead(state, config, lane);
     const group = lane.order.shift()!;
     const waiting = lane.groups[group]!;
     funded.push(waiting.shift()!);
@@ -509,7 +740,14 @@ export function serveQueued(
     else delete lane.groups[group];
     if (lane.order.length === 0) delete state.queued[channel];
     state.queuedCount -= 1;
+    if (head.own !== undefined && head.kind !== undefined) {
+      delete state.queuedWrites?.[head.id];
+      recordSeparate(state, head.own, head.kind, now);
+      if (head.own.spaced) bookChannel(state.registry, channel, now + config.channelSpacingMs, now);
+      continue;
+    }
     state.tokens -= 1;
+    recordSent(state, config, now);
     bookChannel(state.registry, channel, now + config.channelSpacingMs, now);
   }
   return { state, funded };
@@ -519,8 +757,8 @@ export function serveQueued(
 export function nextQueuedAt(state: BudgetState, config: BudgetConfig): number | null {
   if (state.queuedCount === 0 || state.clockAt === null) return null;
   let earliest = Number.POSITIVE_INFINITY;
-  for (const channel of Object.keys(state.queued)) {
-    earliest = Math.min(earliest, queuedReadyAt(state, config, channel, state.clockAt));
+  for (const [channel, lane] of Object.entries(state.queued)) {
+    earliest = Math.min(earliest, queuedReadyAt(state, config, channel, lane, state.clockAt));
   }
   return earliest;
 }
@@ -546,6 +784,9 @@ export function requestAdvisory(
     state.queuedCount === 0 &&
     lineWaitMs(state, config, at) === 0 &&
     state.tokens - 1 >= config.reserve;
-  if (free) state.tokens -= 1;
+  if (free) {
+    state.tokens -= 1;
+    recordSent(state, config, at);
+  }
   return { state, granted: free };
 }

@@ -10,9 +10,45 @@
  * all. So the bucket keeps `capacity` of the allowance as burst and refills
  * only the rest evenly across the window: a full burst plus a window of refill
  * is exactly the allowance, and no window ever sees more.
+ *
+ * That costs the burst in every window: under steady demand the bucket sends
+ * `allowance − capacity` a window (Slack: 33 of 45 a minute). With
+ * `windowLog` the bucket refills at the whole allowance and a log of the
+ * window's writes keeps every window within it instead (docs/benchmarks.md,
+ * "Slack under load").
  */
 
+import type { BudgetWrite } from '../../machines/budget.protocol.js';
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+
+/**
+ * What a write is, as the platform counts it: the first post of a message, an
+ * edit, a status line (Slack's `assistant.threads.setStatus`), a reaction, a
+ * typing indicator. A platform that limits a kind apart from its edits says
+ * so in `separateWrites`; every other kind draws from the one bucket.
+ */
+export type WriteKind = BudgetWrite;
+export const WRITE_KINDS: readonly WriteKind[] = ['post', 'edit', 'status', 'reaction', 'typing'];
+
+/**
+ * A write kind the platform limits on its own (Slack: `chat.postMessage` per
+ * channel, `assistant.threads.setStatus` and `reactions.add` each in their
+ * own Tier 3 bucket): it never takes a token of the edit bucket, so it never
+ * waits for one and never leaves the edits short.
+ */
+export interface SeparateWriteInput {
+  /** Its own allowance a minute per app; absent: no app-wide limit, only the channel spacing. */
+  ratePerMinute?: number;
+  /** Whether it keeps the channel spacing (one write per channel per `channelSpacingMs`). Default true. */
+  spaced?: boolean;
+}
+
+/** A separate write kind, resolved: at most `allowance` in any `windowMs` (null: no app-wide limit). */
+export interface SeparateWriteConfig {
+  allowance: number | null;
+  windowMs: number;
+  spaced: boolean;
+}
 
 /** A platform id of the registry (`slack`, `gchat`, `discord`, or one a runtime was given). */
 export type BudgetPlatform = string;
@@ -38,6 +74,21 @@ export interface BudgetInput {
    * platform defaults (`budgetDefaults`) keep DEFAULT_MARGIN_FRACTION.
    */
   marginFraction?: number;
+  /** Write kinds the platform limits apart from its edits (the descriptor's); the rest share the bucket. */
+  separateWrites?: Partial<Record<WriteKind, SeparateWriteInput>>;
+  /**
+   * Count each window exactly: the bucket refills at the whole allowance and a
+   * log of the window's writes (booked ones too) keeps any window within it.
+   * Default false: the burst is kept out of the refill.
+   */
+  windowLog?: boolean;
+  /**
+   * A card may paint before its fair turn with a token the bucket would
+   * otherwise lose (it is one short of its capacity and nobody waits), and a
+   * card refused its turn asks again by the time the bucket gets there.
+   * Default false: the fair share holds however full the bucket is.
+   */
+  useSpare?: boolean;
 }
 
 export interface BudgetConfig {
@@ -58,6 +109,14 @@ export interface BudgetConfig {
   /** The spacing asked for, widened by the margin. */
   channelSpacingMs: number;
   marginFraction: number;
+  /** Write kinds with limits of their own (not drawn from the bucket); absent kinds share the bucket. */
+  separate: Partial<Record<WriteKind, SeparateWriteConfig>>;
+  /** The bucket refills at the whole allowance; a log of the window's writes keeps each window within it. */
+  windowLog: boolean;
+  /** With `windowLog`: the most writes of the bucket in any window (the allowance, whole writes). */
+  windowAllowance: number;
+  /** Spare tokens (a bucket about to stop filling) go to whoever asks, fair turn or not. */
+  useSpare: boolean;
 }
 
 const MINUTE_MS = 60_000;
@@ -122,7 +181,27 @@ export function resolveBudgetConfig(input: BudgetInput): BudgetConfig {
       `budget input: capacity ${capacity} must be below the window's allowance of ${allowance} (ratePerMinute × windowMs / 60000), or nothing is left to refill`,
     );
   }
-  const refillPerMs = (allowance - capacity) / windowMs;
+  const windowLog = input.windowLog ?? false;
+  const refillPerMs = (windowLog ? allowance : allowance - capacity) / windowMs;
+  const separate: Partial<Record<WriteKind, SeparateWriteConfig>> = {};
+  for (const [kind, own] of Object.entries(input.separateWrites ?? {})) {
+    if (!(WRITE_KINDS as readonly string[]).includes(kind)) {
+      throw new RangeError(
+        `budget input: separateWrites.${kind} is not a write kind (${WRITE_KINDS.join(', ')})`,
+      );
+    }
+    if (own === undefined) continue;
+    const rate =
+      own.ratePerMinute === undefined
+        ? null
+        : positive(`separateWrites.${kind}.ratePerMinute`, own.ratePerMinute);
+    separate[kind as WriteKind] = {
+      // The same margin as the bucket's, whole writes only: at most this many in any minute.
+      allowance: rate === null ? null : Math.max(1, Math.floor(rate * keep)),
+      windowMs: MINUTE_MS,
+      spaced: own.spaced ?? true,
+    };
+  }
   return {
     platform: input.platform,
     ratePerMinute,
@@ -136,5 +215,9 @@ export function resolveBudgetConfig(input: BudgetInput): BudgetConfig {
     liveWindowMs,
     channelSpacingMs,
     marginFraction,
+    separate,
+    windowLog,
+    windowAllowance: Math.max(1, Math.floor(allowance + 1e-9)),
+    useSpare: input.useSpare ?? false,
   };
 }

@@ -129,6 +129,7 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           cardId: params.cardId,
           channel: params.channel,
           now: now(),
+          ...(params.write === undefined ? {} : { write: params.write }),
         });
         const reply = answerOrWait(context, params, decision);
         // A timer already set is due no later than the line can move (a card joining never makes it sooner).
@@ -144,6 +145,7 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           cardId: params.cardId,
           channel: params.channel,
           now: now(),
+          ...(params.write === undefined ? {} : { write: params.write }),
         });
         const reply = answerOrWait(context, params, decision);
         enqueue.assign({ budget: state, lineReplyTo: context.lineReplyTo });
@@ -156,6 +158,7 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           cardId: params.cardId,
           channel: params.channel,
           now: now(),
+          ...(params.write === undefined ? {} : { write: params.write }),
         });
         const waiters = [...context.waiters, { bookingId: booking.id, replyTo: params.replyTo }];
         const served = serveAt(context, waiters, state.clockAt ?? booking.fundedAt);
@@ -173,6 +176,7 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           channel: params.channel,
           group: params.group,
           now: now(),
+          ...(params.write === undefined ? {} : { write: params.write }),
         });
         context.queuedReplyTo[id] = params.replyTo;
         const served = serveAt(context, context.waiters, state.clockAt ?? now());

@@ -32,11 +32,13 @@ export function createDeliveryImplementations(deps: TurnImplementationDeps): Del
               // Unique among the live bookings of all spaces (a space's slots are reused once a delivery is done).
               const cardId = `${self.id}@${context.request.space}`;
               const channel = channelOf(context.request);
+              // A post, or the edit of a card already posted (its outcome).
+              const write = context.edit === null ? ('post' as const) : ('edit' as const);
               if (context.request.frame.kind === 'card') {
                 const group = context.request.thread?.threadId ?? 'top-level';
-                return { type: 'budget.queued.book' as const, cardId, channel, group, replyTo: self };
+                return { type: 'budget.queued.book' as const, cardId, channel, group, write, replyTo: self };
               }
-              return { type: 'budget.terminal.book' as const, cardId, channel, replyTo: self };
+              return { type: 'budget.terminal.book' as const, cardId, channel, write, replyTo: self };
             },
           )
         : raise({ type: 'budget.funded' as const }),

@@ -193,6 +193,8 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
   const channelOf = (context: TurnContext): string =>
     rateChannel(context.space, context.current?.threadId ?? context.anchor?.threadId, platforms);
   const useBudget = (deps.budget ?? 'system') === 'system';
+  /** The frame the budget is asked for is a post while no log message is current, else an edit of it. */
+  const writeOf = (context: TurnContext): 'post' | 'edit' => (context.current === null ? 'post' : 'edit');
   const now = deps.now ?? Date.now;
   const condenseOpts = (context: TurnContext): CondenseOpts => ({
     maxChars: condenseBudget(
@@ -362,10 +364,12 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       requestProgressToken: useBudget
         ? sendTo(
             ({ system, context }) => system.get(budgetOf({ context })),
-            ({ context, self }) => ({
+            ({ context, self }, params?: { write: 'status' }) => ({
               type: 'budget.progress.request' as const,
               cardId: context.turnId,
               channel: channelOf(context),
+              // What the platform counts: a post opens a message, an edit changes the current one.
+              write: params?.write ?? writeOf(context),
               replyTo: self,
             }),
           )
@@ -377,6 +381,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
               type: 'budget.terminal.book' as const,
               cardId: context.turnId,
               channel: channelOf(context),
+              write: writeOf(context),
               replyTo: self,
             }),
           )

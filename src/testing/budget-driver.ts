@@ -192,6 +192,18 @@ export function checkBudgetTrace(trace: readonly BudgetTraceEntry[], config: Bud
       }
     }
   }
+  // A bucket that counts its windows exactly (windowLog) also promises the allowance in any window.
+  if (config.windowLog) {
+    const most = maxEditsInWindow(
+      edits.map((entry) => entry.at),
+      config.windowMs,
+    );
+    if (most > config.windowAllowance) {
+      violations.push(
+        `${most} edits in one window of ${config.windowMs} ms where the log allows ${config.windowAllowance}`,
+      );
+    }
+  }
   const booked = new Map<string, number>();
   const queued = new Map<string, number>();
   let unanswered = 0;

@@ -45,11 +45,19 @@ describe('resolveBudgetConfig', () => {
   });
 
   it('a full burst plus one window of refill is exactly the allowance, so no window can exceed it', () => {
-    for (const platform of ['slack', 'gchat', 'discord'] as const) {
+    for (const platform of ['gchat', 'discord'] as const) {
       const config = resolveBudgetConfig(budgetDefaults(platform));
       expect(config.capacity + config.refillPerMs * config.windowMs).toBeCloseTo(config.allowance, 9);
       expect(config.capacity).toBeGreaterThanOrEqual(config.reserve + 1);
     }
+  });
+
+  it('Slack counts each window exactly (windowLog): it refills at the whole allowance, the log caps each window', () => {
+    const config = resolveBudgetConfig(budgetDefaults('slack'));
+    expect(config.windowLog).toBe(true);
+    expect(config.refillPerMs * config.windowMs).toBeCloseTo(config.allowance, 9);
+    expect(config.windowAllowance).toBe(45);
+    expect(config.capacity).toBeGreaterThanOrEqual(config.reserve + 1);
   });
 
   it('leaves a fifth of the refill to terminal frames: progress frames share the rest', () => {

@@ -2,7 +2,9 @@
 // machine's graph (@xstate/graph): every state and every transition, and on every path the promises
 // hold: the bucket never lets more than (capacity + refill × elapsed) edits through in any window,
 // every terminal booking is funded, no progress grant while a booking waits, no grant during a cool-off,
-// every queued write (a card) is funded but never while a terminal booking waits.
+// every queued write (a card) is funded but never while a terminal booking waits; and a bucket that
+// counts each window exactly (windowLog, issue 11 item 4: Slack) never lets more than its allowance
+// through in any window.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveBudgetConfig } from '../../src/budget/config.js';
 import {
@@ -74,6 +76,28 @@ describe('budget machine, model-based', () => {
       replay.driver.trace.flatMap((entry) => (entry.kind === 'advisory-answer' ? [entry.granted] : [])),
     );
     expect(new Set(advisories)).toEqual(new Set([true, false]));
+  });
+});
+
+describe('budget machine, model-based, as on Slack (windowLog, useSpare)', () => {
+  it('on every path the live actor is where the model says and the budget keeps its promises', () => {
+    const input = { ...budgetModelInput, windowLog: true, useSpare: true };
+    const replays = budgetModelPaths(input).map((commands) => replayBudgetCommands(commands, input));
+    expect(replays.length).toBeGreaterThan(100);
+    expect(replays.flatMap((replay) => replay.mismatches)).toEqual([]);
+    expect(replays.flatMap((replay) => replay.violations)).toEqual([]);
+  });
+
+  it('checkBudgetTrace flags more edits in one window than the log allows', () => {
+    const config = resolveBudgetConfig({ ...budgetModelInput, windowLog: true });
+    const trace: BudgetTraceEntry[] = Array.from({ length: config.windowAllowance + 1 }, (_, i) => ({
+      kind: 'granted',
+      at: i * 1000,
+      cardId: `c${i}`,
+    }));
+    expect(checkBudgetTrace(trace, config)).toContainEqual(
+      expect.stringMatching(/^13 edits in one window of 60000 ms where the log allows 12/),
+    );
   });
 });
 

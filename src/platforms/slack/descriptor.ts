@@ -49,7 +49,22 @@ const descriptor = {
   spaceExample: 'slack:C0123ABCD',
   capabilities: SLACK_CAPABILITIES,
   // chat.update: 50 a minute per app, a fifth (10) kept for terminal frames; 1 s between writes to a channel.
-  budget: { ratePerMinute: 50, reserveFraction: 0.2, channelSpacingMs: 1000 },
+  // Slack limits each method apart: chat.postMessage only per channel (about 1 a second), setStatus and
+  // reactions.add each Tier 3 (50 a minute) of their own, so none of them takes a chat.update token.
+  budget: {
+    ratePerMinute: 50,
+    reserveFraction: 0.2,
+    channelSpacingMs: 1000,
+    // Each minute counted exactly (a log of the window's chat.update calls): all 45 a minute usable, not 33.
+    windowLog: true,
+    // A token the bucket would lose (it is full) goes to whoever asks, fair turn or not.
+    useSpare: true,
+    separateWrites: {
+      post: {},
+      status: { ratePerMinute: 50, spaced: false },
+      reaction: { ratePerMinute: 50, spaced: false },
+    },
+  },
   // Slack rate-limits a channel as one, threads included.
   rateChannel: (space) => space,
   // `<!channel>` `<!here>` `<!everyone>` `<!subteam^…>` and `<@U…>` / `<@W…>` (a person, an enterprise user).
