@@ -24,8 +24,10 @@ export function splitProse(text: string, max: number): string[] {
     else if (line > 0) [cut, skip] = [line, 1];
     else {
       cut = cutGraphemes(rest, max).length;
-      // A grapheme longer than `max` on its own: cut it by code point rather than loop.
-      if (cut === 0) cut = rest.codePointAt(0)! > 0xffff && max >= 2 ? 2 : 1;
+      // A grapheme longer than `max` on its own (a letter under thousands of combining
+      // marks): cut it at `max` units, never inside a surrogate pair, so it costs as
+      // many parts as its length needs, not one part per code point.
+      if (cut === 0) cut = codePointCut(rest, max);
       skip = 0;
     }
     push(parts, rest.slice(0, cut));
@@ -33,6 +35,14 @@ export function splitProse(text: string, max: number): string[] {
   }
   push(parts, rest);
   return parts;
+}
+
+/** The longest prefix of `text` within `max` units that does not end inside a surrogate pair (at least one code point). */
+function codePointCut(text: string, max: number): number {
+  const high = text.charCodeAt(max - 1);
+  const cut = high >= 0xd800 && high <= 0xdbff ? max - 1 : max;
+  if (cut > 0) return cut;
+  return text.codePointAt(0)! > 0xffff ? 2 : 1;
 }
 
 function push(parts: string[], part: string): void {

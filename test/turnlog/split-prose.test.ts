@@ -27,6 +27,25 @@ describe('splitProse', () => {
     for (const part of parts) expect(part.length % family.length).toBe(0);
   });
 
+  it('cuts a single grapheme longer than the limit (a letter with 30,000 combining marks) into full parts, not one part per code unit', () => {
+    const text = `e${'\u0301'.repeat(30_000)}`;
+    const parts = splitProse(text, 4096);
+    expect(parts.join('')).toBe(text);
+    expect(parts.every((p) => p.length <= 4096)).toBe(true);
+    expect(parts).toHaveLength(Math.ceil(text.length / 4096));
+  });
+
+  it('cuts an over-long grapheme of astral code points without splitting a surrogate pair', () => {
+    const text = `👍${'\u{1F3FD}'.repeat(5000)}`; // one emoji with 5,000 skin-tone modifiers
+    const parts = splitProse(text, 101);
+    expect(parts.join('')).toBe(text);
+    expect(parts.length).toBeLessThanOrEqual(Math.ceil(text.length / 100));
+    for (const part of parts) {
+      expect(part.length).toBeLessThanOrEqual(101);
+      expect(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(part)).toBe(false);
+    }
+  });
+
   it('gives no part for text with nothing to show (5,000 newlines)', () => {
     expect(splitProse('\n'.repeat(5000), 4096)).toEqual([]);
   });
