@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitProse } from '../../src/turnlog/split-prose.js';
+import { escapedUnits, splitProse } from '../../src/turnlog/split-prose.js';
 
 describe('splitProse', () => {
   it('keeps text within the limit as one part', () => {
@@ -44,6 +44,14 @@ describe('splitProse', () => {
       expect(part.length).toBeLessThanOrEqual(101);
       expect(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(part)).toBe(false);
     }
+  });
+
+  it('sizes parts for the text as sent: with escapedUnits an `&` counts five, so each part fits once escaped', () => {
+    const text = 'a&b<c>'.repeat(1000);
+    const parts = splitProse(text, 1000, escapedUnits);
+    expect(parts.join('')).toBe(text);
+    const escaped = (p: string) => p.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    expect(parts.every((p) => escaped(p).length <= 1000)).toBe(true);
   });
 
   it('gives no part for text with nothing to show (5,000 newlines)', () => {
