@@ -26,7 +26,7 @@ async function answerTurn(text: string) {
   return landed(e.creates()).filter((c) => c.thread === null);
 }
 
-const unescape = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeSlack = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 describe('slack E2E: a long answer', () => {
   it('100,000 "A"s arrive whole, in order, in messages within 40,000 characters', async () => {
@@ -44,6 +44,6 @@ describe('slack E2E: a long answer', () => {
     expect(e.calls().filter((c) => c.status >= 400)).toEqual([]);
     expect(answers.length).toBeGreaterThan(1);
     expect(answers.every((c) => (c.text?.length ?? 0) <= SLACK_MAX)).toBe(true);
-    expect(answers.map((c) => unescape(c.text ?? '')).join('')).toBe(text);
+    expect(answers.map((c) => unescapeSlack(c.text ?? '')).join('')).toBe(text);
   });
 });
