@@ -64,6 +64,8 @@ export interface DeliveryContext {
   continuation: string[];
   /** Messages posted so far (the first is the delivery's message). */
   parts: number;
+  /** The first part's client id: part N's is `<it>-N`, so ids stay short however many parts there are. */
+  baseClientId?: string | null;
   card: CardRegistration | null;
   edit: { messageId: string; threadId?: string } | null;
   reaction: { messageId: string; emoji: string; threadId?: string } | null;
@@ -151,6 +153,7 @@ export const deliveryMachine = setup({
     error: null,
     continuation: input.continuation ?? [],
     parts: 0,
+    baseClientId: input.request.clientId ?? null,
     card: input.card ?? null,
     edit: input.edit ?? null,
     reaction: input.reaction ?? null,
@@ -341,11 +344,12 @@ export const deliveryMachine = setup({
 /** The request for the next part: silent, with a client id of its own so a retried create never duplicates. */
 function nextPart(context: DeliveryContext): PostRequest {
   const { clientId, ...request } = context.request;
+  const base = context.baseClientId ?? clientId;
   return {
     ...request,
     frame: { kind: 'prose', markdown: context.continuation[0] ?? '' },
     silent: true,
-    ...(clientId ? { clientId: `${clientId}-${context.parts}` } : {}),
+    ...(base ? { clientId: `${base}-${context.parts}` } : {}),
   };
 }
 

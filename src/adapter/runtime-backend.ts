@@ -12,7 +12,7 @@ import type { ActionPage, ActionsPollOptions } from '../actions/outbox.js';
 import { redactSecrets } from '../events/redact.js';
 import { type FrameCard, proseFrame } from '../surfaces/frame.js';
 import type { ChatSurface, PostedMessage } from '../surfaces/surface.js';
-import { splitProse } from '../turnlog/split-prose.js';
+import { escapedUnits, splitProse } from '../turnlog/split-prose.js';
 import type { ChannelBackend } from './channel-adapter.js';
 
 /** A host's write the platform refused for good (after the delivery's retries). */
@@ -82,7 +82,11 @@ export function createRuntimeBackend(deps: RuntimeBackendDeps): RuntimeBackend {
       }
     },
     async post({ space, threadId, markdown }) {
-      const [first, ...rest] = splitProse(clean(markdown), deps.surfaceOf(space).capabilities.maxChars);
+      const [first, ...rest] = splitProse(
+        clean(markdown),
+        deps.surfaceOf(space).capabilities.maxChars,
+        escapedUnits,
+      );
       return write(space, {
         purpose: 'host post',
         request: { space, frame: proseFrame(first ?? ''), ...thread(threadId) },

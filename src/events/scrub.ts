@@ -1,3 +1,4 @@
+import { opensPrivateKeyBlock } from './private-key-blocks.js';
 import { redactSecrets } from './redact.js';
 import { REDACTED } from './redaction-marker.js';
 import { isSecretName } from './secret-names.js';
@@ -87,10 +88,31 @@ function scrubValue(key: string, value: unknown, depth: number): unknown {
   }
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_JSON_DEPTH) throw new TooDeep();
-  if (Array.isArray(value)) return value.map((item) => scrubValue(key, item, depth + 1));
+  if (Array.isArray(value)) return scrubArray(key, value, depth);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[scrubText(k)] = scrubValue(k, v, depth + 1);
   return out;
+}
+
+/**
+ * An array's items; a private key given as lines (`["-----BEGIN PRIVATE KEY-----",
+ * "MIIE…", …, "-----END PRIVATE KEY-----"]`) is hidden from its BEGIN item to
+ * its END item, as it would be in one string.
+ */
+function scrubArray(key: string, items: unknown[], depth: number): unknown[] {
+  let inKey = false;
+  return items.map((item) => {
+    if (inKey && typeof item === 'string') {
+      const plain = stripBidi(item);
+      if (!plain.includes('-----END ')) return REDACTED;
+      inKey = false;
+      // Read as the rest of the block: everything through its END line goes.
+      return scrubText(`-----BEGIN PRIVATE KEY-----${plain}`);
+    }
+    const scrubbed = scrubValue(key, item, depth + 1);
+    if (typeof item === 'string' && opensPrivateKeyBlock(stripBidi(item))) inKey = true;
+    return scrubbed;
+  });
 }
 
 /**
@@ -136,6 +158,8 @@ const STRING_LITERAL = /"(?:[^"\\\r\n]|\\.)*"/g;
  * redacted once more for what spans literals (`"password": "…"`).
  */
 export function redactRawText(text: string): string {
+  // A key given as one literal per line: from a literal that opens a block to the one that ends it.
+  let inKey = false;
   const literals = stripBidi(text).replace(STRING_LITERAL, (literal) => {
     let decoded: unknown;
     try {
@@ -143,7 +167,14 @@ export function redactRawText(text: string): string {
     } catch {
       return literal;
     }
-    return typeof decoded === 'string' ? JSON.stringify(redactSecrets(decoded)) : literal;
+    if (typeof decoded !== 'string') return literal;
+    if (inKey) {
+      if (!decoded.includes('-----END ')) return JSON.stringify(REDACTED);
+      inKey = false;
+      return JSON.stringify(redactSecrets(`-----BEGIN PRIVATE KEY-----${decoded}`));
+    }
+    inKey = opensPrivateKeyBlock(decoded);
+    return JSON.stringify(redactSecrets(decoded));
   });
   return redactSecrets(literals);
 }

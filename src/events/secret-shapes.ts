@@ -75,6 +75,12 @@ const VENDOR_TOKENS: readonly [kind: string, source: string][] = [
   ['netlify-token', String.raw`nfp_[A-Za-z0-9]{30,}`],
   ['fly-token', String.raw`fo1_[\w-]{30,}`],
   ['pulumi-token', String.raw`pul-[a-f0-9]{40}`],
+  ['google-oauth-secret', String.raw`GOCSPX-[\w-]{24,}`],
+  ['google-refresh-token', String.raw`1//0[\w-]{30,}`],
+  ['firebase-server-key', String.raw`AAAA[\w-]{7}:APA91b[\w-]{50,}`],
+  ['heroku-token', String.raw`HRKU-[\w-]{20,}`],
+  ['newrelic-key', String.raw`NR(?:AK|JS|II|RA)-[A-Z0-9]{20,}`],
+  ['gcp-hmac-access-id', String.raw`GOOG1[A-Z0-9]{40,}`],
 ];
 const VENDOR_PATTERN = new RegExp(
   `(?<![\\w.-])(?:${VENDOR_TOKENS.map(([, source]) => `(${source})`).join('|')})`,
@@ -108,14 +114,16 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     // mysql -pSECRET (attached, as mysql reads it); `mkdir -p dir`, `-p 8080:80` are other tools' -p.
     kind: 'mysql-password-flag',
     pattern:
-      /(?<![\w-])(mysql(?:dump|admin|import|check|show|slap)?|mariadb(?:-dump)?)\b([^\n|;&]{0,200}?(?<!\S)-p)([^\s"'`]+)/g,
-    replace: (match, tool, between, password) =>
-      isRedactedMarker(password ?? '') ? match : `${tool}${between}${REDACTED}`,
+      /(?<![\w-])(mysql(?:dump|admin|import|check|show|slap)?|mariadb(?:-dump)?)\b([^\n|;&]{0,200}?(?<!\S)-p)(["']?)([^\s"'`]+)/g,
+    replace: (match, tool, between, quote, password) =>
+      isRedactedMarker(password ?? '') ? match : `${tool}${between}${quote}${REDACTED}`,
   },
   {
-    // docker/podman/helm `login -p PW`, redis-cli `-a PW`, sshpass `-p PW`.
+    // docker/podman/helm `login -p PW`, redis-cli `-a PW`, sshpass `-p PW`, the mongo tools' `-p PW`,
+    // sqlcmd/bcp `-P PW`, the OpenLDAP tools' `-w PW`, openssl `-k PW`.
     kind: 'cli-password-flag',
-    pattern: /(?<![\w-])((?:login|redis-cli|sshpass)\b[^\n|;&]{0,200}?(?<!\S)-[pa][ \t]+)(["']?)([^\s"'`]+)/g,
+    pattern:
+      /(?<![\w-])((?:(?:login|redis-cli|sshpass|mongo(?:sh|dump|restore|export|import|stat|top|files)?)\b[^\n|;&]{0,200}?(?<!\S)-[pa]|(?:sqlcmd|bcp)\b[^\n|;&]{0,200}?(?<!\S)-P|ldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]{0,200}?(?<!\S)-w|openssl\b[^\n|;&]{0,200}?(?<!\S)-k)[ \t]+)(["']?)([^\s"'`]+)/g,
     replace: (match, before, quote, password) =>
       isRedactedMarker(password ?? '') || password?.startsWith('-') || password?.startsWith('$')
         ? match
@@ -126,6 +134,58 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     kind: 'openssl-pass',
     pattern: /(?<![\w-])(pass:)([^\s"'`]+)/g,
     replace: (match, prefix, password) => (isRedactedMarker(password ?? '') ? match : `${prefix}${REDACTED}`),
+  },
+  {
+    // htpasswd -b FILE USER PW, htpasswd -nb USER PW: the password is a positional argument.
+    kind: 'htpasswd-password',
+    pattern:
+      /(?<![\w-])(htpasswd[ \t]+-([A-Za-z]{1,8})[ \t]+)([^\s"'`]+)([ \t]+)([^\s"'`]+)(?:([ \t]+)(["']?)([^\s"'`]+))?/g,
+    replace: (match, before, flags, first, sep1, second, sep2, quote, third) => {
+      if (!flags?.includes('b')) return match;
+      // With -n there is no file: USER PW; without it FILE USER PW.
+      if (flags.includes('n'))
+        return `${before}${first}${sep1}${REDACTED}${sep2 ?? ''}${quote ?? ''}${third ?? ''}`;
+      if (third === undefined || isRedactedMarker(third)) return match;
+      return `${before}${first}${sep1}${second}${sep2}${quote}${REDACTED}`;
+    },
+  },
+  {
+    // `aws configure set aws_secret_access_key V`, `gh secret set NAME --body V`: a setter's name, then the value.
+    kind: 'cli-setter',
+    pattern:
+      /(?<![\w-])((?:configure|config)[ \t]+set[ \t]+(?:--[\w-]{1,64}[ \t]+){0,8}([\w.-]{1,128})[ \t]+|secrets?[ \t]+set[ \t]+[\w.-]{1,128}[ \t]+(?:[^\s]{1,256}[ \t]+){0,8}?(?:-b|--body)(?:[ \t]+|=))(["']?)([^\s"'`]+)/g,
+    replace: (match, before, name, quote, value) => {
+      if (isRedactedMarker(value ?? '') || value?.startsWith('-') || value?.startsWith('$')) return match;
+      return name === undefined || isSecretName(name) ? `${before}${quote}${REDACTED}` : match;
+    },
+  },
+  {
+    // A header given unquoted to curl/wget/httpie-style flags: `-H X-Api-Key:V`, `--header=PRIVATE-TOKEN:V`.
+    kind: 'header-flag',
+    pattern: /(?<!\S)(-H|--header)([ \t]+|=)([\w-]{1,64})([ \t]*:[ \t]*)([^\s"'`]+)/g,
+    replace: (match, flag, sep, name, colon, value) =>
+      isSecretName(name ?? '') && !isRedactedMarker(value ?? '')
+        ? `${flag}${sep}${name}${colon}${REDACTED}`
+        : match,
+  },
+  {
+    // SQL: `… PASSWORD 'pw'`, `IDENTIFIED BY 'pw'` (CREATE/ALTER USER, ROLE, LOGIN).
+    kind: 'sql-password',
+    pattern: /\b(PASSWORD|IDENTIFIED[ \t]+BY)([ \t]+)(['"])([^'"\r\n]{1,512})\3/gi,
+    replace: (match, keyword, sep, quote, password) =>
+      isRedactedMarker(password ?? '') ? match : `${keyword}${sep}${quote}${REDACTED}${quote}`,
+  },
+  {
+    // An Azure AD (Entra) client secret: three characters, a digit, `Q~`, then 31–34 more.
+    kind: 'azure-ad-client-secret',
+    pattern: /(?<![\w~.-])[\w.-]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])/g,
+    replace: whole('azure-ad-client-secret'),
+  },
+  {
+    // PuTTY's key file: the private lines, base64, after `Private-Lines: N`.
+    kind: 'putty-private-key',
+    pattern: /(Private-Lines:[ \t]*\d{1,4}[ \t]*\r?\n)(?:[A-Za-z0-9+/=]+(?:\r?\n|$))+/g,
+    replace: (_match, header) => `${header}${redactedAs('private-key')}\n`,
   },
   {
     kind: 'secret-flag',
@@ -166,7 +226,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     // postgres://u:p@h/db, https://x-access-token:T@github.com — scheme, user and host stay.
     kind: 'url-password',
     pattern:
-      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s:/?#@"'`<>]{0,256}:)([^\s/?#"'`<>]{1,512})@/g,
+      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s:/?#@"'`<>]{0,256}:)([^\s/?"'`<>]{1,512})@/g,
     replace: (match, prefix, password) =>
       isRedactedMarker(password ?? '') ? match : `${prefix}${REDACTED}@`,
   },
@@ -218,7 +278,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   },
   {
     kind: 'slack-token',
-    pattern: /(?<![\w-])(?:(?:xoxe\.)?xox[abposre]-|xapp-\d-)[A-Za-z0-9-]{10,}/g,
+    pattern: /(?<![\w-])(?:(?:xoxe\.)?xox[abposrecd]-|xapp-\d-)[A-Za-z0-9-]{10,}/g,
     replace: whole('slack-token'),
   },
   {
@@ -256,6 +316,13 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     kind: 'npm-token',
     pattern: /(?<![\w-])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g,
     replace: whole('npm-token'),
+  },
+  {
+    // A JWE (five segments: header, key, iv, ciphertext, tag): the header is base64url JSON, the rest is not.
+    kind: 'jwe',
+    pattern:
+      /(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+    replace: whole('jwe'),
   },
   {
     kind: 'jwt',

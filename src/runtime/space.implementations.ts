@@ -24,7 +24,7 @@ import { type FrameLine, plainText, proseFrame } from '../surfaces/frame.js';
 import type { ThreadAnchor } from '../surfaces/surface.js';
 import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
-import { splitProse } from '../turnlog/split-prose.js';
+import { escapedUnits, splitProse } from '../turnlog/split-prose.js';
 import { cardOf, isCardEvent } from './cards.js';
 import { provideDeliveryMachine } from './delivery.implementations.js';
 import { observed, type SnapshotListener } from './observed.js';
@@ -474,7 +474,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
 /** An answer's parts; text with nothing to show stays one part (the platform refuses it, and that is reported). */
 function answerParts(text: string, maxChars: number): string[] {
   if (!Number.isFinite(maxChars)) return [text];
-  const parts = splitProse(text, maxChars);
+  // Sized for the text as it is sent: an escaped `&` (Slack's `&amp;`) is five characters, not one.
+  const parts = splitProse(text, maxChars, escapedUnits);
   return parts.length > 0 ? parts : [text];
 }
 

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
+import { redactSecrets } from '../events/redact.js';
 import { spaceSchema } from '../events/schema.js';
 import { redactRawText } from '../events/scrub.js';
 import type { PlatformIntake } from '../platforms/types.js';
@@ -101,6 +102,15 @@ class HttpProblem extends Error {
   }
 }
 
+/**
+ * The head of a body cut at a byte limit, less the word the cut fell in: a
+ * secret cut in two may be too short for its pattern (`ghp_Zq8Xw3…`), so
+ * nothing after the last separator is kept.
+ */
+export function withoutCutWord(head: string): string {
+  return head.replace(/[^\s"'`,:;=&{}[\]()<>|]+$/, '');
+}
+
 export async function startIngestServer(options: IngestServerOptions): Promise<IngestServer> {
   if (options.token === undefined && !isLoopbackHost(options.host)) {
     throw new ConfigError(
@@ -149,7 +159,7 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
       const reason = `body over the limit of ${options.bodyLimitBytes} bytes (ingest.bodyLimitBytes)`;
       keep(
         `${reason}; first ${Math.min(read.head.length, OVERSIZE_DEAD_LETTER_BYTES)} bytes kept`,
-        read.head.subarray(0, OVERSIZE_DEAD_LETTER_BYTES).toString('utf8'),
+        withoutCutWord(read.head.subarray(0, OVERSIZE_DEAD_LETTER_BYTES).toString('utf8')),
       );
       logger.warn({ limit: options.bodyLimitBytes }, 'refused an over-limit body');
       // The rest of the body is never buffered; the connection cannot carry another request.
@@ -311,7 +321,8 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
       logger.debug(
         {
           method: request.method,
-          path: new URL(request.url ?? '/', 'http://ingest').pathname,
+          // A path holds ids a client chose (a turn, a space): logged redacted, as everything else is.
+          path: redactSecrets(new URL(request.url ?? '/', 'http://ingest').pathname),
           status: response.statusCode,
           ms: Math.round(performance.now() - started),
         },

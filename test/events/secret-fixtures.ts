@@ -110,6 +110,7 @@ export const SECRET_FAMILIES: fc.Arbitrary<PlacedSecret>[] = [
   ...CLI_FLAG_FAMILIES(),
   ...VENDOR_FAMILIES(),
   ...URL_AND_CONNECTION_FAMILIES(),
+  ...AUDIT_FAMILIES(),
 ];
 
 /** Password and token flags of common command-line tools (issue 9 item 5). */
@@ -228,6 +229,78 @@ function URL_AND_CONNECTION_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
     randomToken(`${ALNUM}`, 8, 30).map(placed('amqps', (v) => `amqps://user:${v}@mq.example.com/vhost`)),
     randomToken(`${ALNUM}`, 8, 30).map(
       placed('jdbc', (v) => `jdbc:mysql://db:3306/app?user=app&password=${v}`),
+    ),
+  ];
+}
+
+/** Variants of each family found missing by the issue 9 audit (re-attacking `turnlog serve`). */
+function AUDIT_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
+  const B64 = `${ALNUM}+/`;
+  return [
+    // password and token flags of more CLIs
+    randomToken(PW, 8, 30).map(placed('mysql -p"<pw>"', (v) => `mysql -uroot -p"${v}" -h db`)),
+    randomToken(PW, 8, 30).map(placed("mysql -p'<pw>'", (v) => `mysqldump -p'${v}' app`)),
+    randomToken(PW, 8, 30).map(placed('mongosh -p', (v) => `mongosh --host db -u admin -p ${v} --quiet`)),
+    randomToken(PW, 8, 30).map(
+      placed('sqlcmd -P', (v) => `sqlcmd -S tcp:db.database.windows.net -U sa -P ${v} -Q "select 1"`),
+    ),
+    randomToken(PW, 8, 30).map(
+      placed('ldapsearch -w', (v) => `ldapsearch -x -D cn=admin,dc=ex -w ${v} -b dc=ex`),
+    ),
+    randomToken(PW, 8, 30).map(placed('htpasswd -b', (v) => `htpasswd -bc /etc/nginx/.htpasswd admin ${v}`)),
+    randomToken(PW, 8, 30).map(placed('htpasswd -nb', (v) => `htpasswd -nbB admin ${v}`)),
+    randomToken(PW, 8, 30).map(placed('openssl -k', (v) => `openssl enc -aes-256-cbc -k ${v} -in a -out b`)),
+    randomToken(B64, 40).map(
+      placed('aws configure set', (v) => `aws configure set aws_secret_access_key ${v}`),
+    ),
+    randomToken(ALNUM, 20, 40).map(
+      placed('gh secret set --body', (v) => `gh secret set DEPLOY_KEY --body ${v}`),
+    ),
+    randomToken(ALNUM, 20, 40).map(
+      placed('curl -H Name:value', (v) => `curl -H X-Api-Key:${v} https://api.example.com`),
+    ),
+    randomToken(PW, 8, 30).map(
+      placed("SQL PASSWORD '<pw>'", (v) => `psql -c "ALTER USER app WITH PASSWORD '${v}'"`),
+    ),
+    randomToken(PW, 8, 30).map(
+      placed("SQL IDENTIFIED BY '<pw>'", (v) => `CREATE USER 'app'@'%' IDENTIFIED BY '${v}';`),
+    ),
+    // vendor token prefixes
+    randomToken(ALNUM, 40, 60).map(placed('slack xoxc-', (v) => `xoxc-1234567890-${v}`)),
+    randomToken(ALNUM, 40, 60).map(placed('slack xoxd- cookie', (v) => `d=xoxd-${v}`)),
+    randomToken(`${ALNUM}_-`, 28).map(placed('google GOCSPX-', (v) => `client secret GOCSPX-${v}`)),
+    randomToken(`${ALNUM}_-`, 60, 100).map(placed('google refresh 1//', (v) => `refresh 1//0g${v}`)),
+    randomToken(ALNUM, 31, 34).map(placed('azure ad client secret', (v) => `AZURE_CS: abc8Q~${v}`)),
+    randomToken(`${ALNUM}_-`, 120, 140).map(placed('firebase AAAA:APA91b', (v) => `AAAAx1y2z3w:APA91b${v}`)),
+    randomToken(`${ALNUM}_-`, 60).map(placed('heroku HRKU-', (v) => `HRKU-${v}`)),
+    randomToken(UPPER_DIGITS, 27).map(placed('new relic NRAK-', (v) => `NRAK-${v}`)),
+    randomToken(UPPER_DIGITS, 55, 61).map(placed('gcp hmac GOOG1', (v) => `GOOG1E${v}`)),
+    randomToken(`${ALNUM}_-`, 40, 80).map(
+      placed(
+        'jwe (5 parts)',
+        (v) =>
+          `eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.${v}.48V1_ALb6US04U3b.5eym8TW_c8SuK0lt.XFBoMYUZodetZdvTiFvSkQ`,
+      ),
+    ),
+    // URLs and connection strings
+    randomToken(ALNUM, 8, 20).map(placed('url password with #', (v) => `mysql://root:Pw#${v}@db:3306/x`)),
+    // private keys split across lines, elements or chunks
+    fc.array(randomToken(B64, 64), { minLength: 2, maxLength: 4 }).map((lines) => ({
+      family: 'pem body without its BEGIN line (a later chunk)',
+      text: `${lines.join('\n')}\n-----END PRIVATE KEY-----`,
+      secret: lines.join('\n'),
+    })),
+    fc.array(randomToken(B64, 64), { minLength: 2, maxLength: 4 }).map((lines) => ({
+      family: 'pem with CRLF',
+      text: `-----BEGIN EC PRIVATE KEY-----\r\n${lines.join('\r\n')}\r\n-----END EC PRIVATE KEY-----\r\n`,
+      secret: lines.join('\r\n'),
+    })),
+    randomToken(B64, 64).map(
+      placed(
+        'putty key',
+        (v) =>
+          `PuTTY-User-Key-File-3: ssh-rsa\nEncryption: none\nPublic-Lines: 1\nAAAAB3Nza\nPrivate-Lines: 1\n${v}\nPrivate-MAC: 0a1b2c`,
+      ),
     ),
   ];
 }

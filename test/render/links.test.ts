@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { proseMarkdown } from '../../src/platforms/discord/render.js';
+import { markdownToMrkdwn } from '../../src/platforms/slack/mrkdwn.js';
 import { labelMatchesTarget, safeLinks } from '../../src/render/links.js';
 
 const B = '\u200B';
@@ -44,5 +46,53 @@ describe('safeLinks', () => {
   it('compares hosts case-insensitively', () => {
     expect(labelMatchesTarget('HTTPS://Example.COM/x', new URL('https://example.com/y'))).toBe(true);
     expect(labelMatchesTarget('example.com.evil.io', new URL('https://example.com'))).toBe(false);
+  });
+});
+
+/** issue 9 item 9 (audit): the same judgement on Slack and Discord, whose renderers did not use it. */
+describe('Slack answers and job headers (markdownToMrkdwn): a link never shows one address and leads to another', () => {
+  it('keeps an honest link and shows both addresses for a dishonest one', () => {
+    expect(markdownToMrkdwn('see [the docs](https://example.com/docs)')).toBe(
+      'see <https://example.com/docs|the docs>',
+    );
+    expect(markdownToMrkdwn('[https://docs.example.com/a](https://docs.example.com/a)')).toBe(
+      '<https://docs.example.com/a|https://docs.example.com/a>',
+    );
+    for (const [markdown, shown] of [
+      [
+        '[https://accounts.google.com](https://evil.example)',
+        'https://accounts.google.com (https://evil.example)',
+      ],
+      ['[accounts.google.com](https://evil.example)', 'accounts.google.com (https://evil.example)'],
+      [
+        '[https://accounts.google.com](https://accounts.google.com@evil.example)',
+        'https://accounts.google.com (https://accounts.google.com@evil.example)',
+      ],
+      [
+        '[https://\u0430ccounts.google.com](https://evil.example)',
+        'https://\u0430ccounts.google.com (https://evil.example)',
+      ],
+    ]) {
+      const out = markdownToMrkdwn(markdown as string);
+      expect(out, markdown).toBe(shown);
+      expect(out).not.toContain('<');
+    }
+  });
+});
+
+describe('Discord answers (proseMarkdown): no masked link survives, however it is written', () => {
+  it('shows the real target of a masked link with nested brackets, a title or an angle-bracket target', () => {
+    for (const markdown of [
+      '[[https://accounts.google.com]](https://evil.example)',
+      '[https://accounts.google.com](https://evil.example "Google")',
+      "[https://accounts.google.com](https://evil.example 'Google')",
+      '[https://accounts.google.com](<https://evil.example>)',
+      '[a [b] c](https://evil.example)',
+    ]) {
+      const out = proseMarkdown(markdown);
+      // Discord's parser (simple-markdown) reads `[label](target …)` with nested brackets and titles: no `](` may be left.
+      expect(out, markdown).not.toMatch(/\]\(/);
+      expect(out, markdown).toContain('evil.example');
+    }
   });
 });

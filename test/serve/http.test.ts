@@ -211,9 +211,35 @@ describe('the body limit', () => {
     );
     expect(status).toBe(413);
     const [letter] = await deadLetters(serve);
-    expect(letter?.payload.length).toBe(1024);
+    // The first 1,024 bytes, less the word the cut fell in (see the next test).
+    expect(letter?.payload.length).toBeLessThanOrEqual(1024);
+    expect(letter?.payload.length).toBeGreaterThan(1024 - line.length);
     expect(letter?.payload.startsWith(line)).toBe(true);
     expect(serve.runtime.turn('T')).toBeUndefined();
+  });
+
+  it('logs a request path with its secrets redacted (issue 9 audit: GET /v1/turns/<a token> was logged as sent)', async () => {
+    serve = await startTestServe();
+    const token = 'ghp_Zq8Xw3Vb6Nm1Lk4Jh7Gf2Ds5Aa9Pp0Oo3Ii6Uu';
+    const response = await fetch(`${serve.url}/v1/turns/${token}`);
+    expect(response.status).toBe(404);
+    await response.text();
+    await vi.waitFor(() => expect(serve?.logText()).toContain('"path":"/v1/turns/'), { timeout: 5000 });
+    expect(serve.logText()).not.toContain('Zq8Xw3');
+  });
+
+  it('keeps no piece of a secret the limit cut in two (issue 9 audit: the cut left a token too short for its pattern)', async () => {
+    serve = await startTestServe({ ingest: { bodyLimitBytes: 1024 } });
+    const token = 'ghp_Zq8Xw3Vb6Nm1Lk4Jh7Gf2Ds5Aa9Pp0Oo3Ii6Uu';
+    const prefix = JSON.stringify({ type: 'note', space: SPACE, turnId: 'T', text: 'x' }).slice(0, -2);
+    // The limit falls 14 characters into the token: `ghp_Zq8Xw3Vb6N` matches no pattern on its own.
+    const head = `${prefix}${'x'.repeat(1024 - prefix.length - 14 - ' token '.length)} token `;
+    const body = `${head}${token}"}\n${'y'.repeat(2000)}`;
+    const { status } = await postRaw(serve.url, [body], { 'content-type': 'application/x-ndjson' });
+    expect(status).toBe(413);
+    const [letter] = await deadLetters(serve);
+    expect(letter?.payload).toContain(' token ');
+    expect(letter?.payload).not.toContain('Zq8Xw3');
   });
 
   it('lets a fetch() that streams an over-limit body read its 413 (the rest is thrown away, not kept)', async () => {

@@ -295,9 +295,16 @@ function renderCard(card: FrameCard): DiscordMessageBody {
   };
 }
 
-/** Prose is markdown: kept, but a masked link shows its real target and mentions break. */
+/**
+ * Prose is markdown: kept, but a masked link shows its real target and mentions break.
+ * Discord's parser also reads labels with nested brackets and targets with a title
+ * (`[a](url "t")`): whatever `](` is left after the plain form is rewritten gets a
+ * zero-width space, so no masked link can form.
+ */
 export function proseMarkdown(markdown: string): string {
-  return breakMentions(markdown.replace(/\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?\s*\)/g, '$1 (<$2>)'));
+  return breakMentions(
+    markdown.replace(/\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?\s*\)/g, '$1 (<$2>)').replace(/\]\(/g, ']\u200B('),
+  );
 }
 
 function renderProse(markdown: string): DiscordMessageBody {

@@ -8,6 +8,7 @@
  * text relayed elsewhere stays inert. Self-contained on purpose: the shared
  * mention breaker reads the platform registry, which imports this module.
  */
+import { labelMatchesTarget } from '../../render/links.js';
 
 /** Invisible, and breaks the word so no client links it. */
 const MENTION_BREAK = '\u200B';
@@ -30,11 +31,26 @@ const LINK = /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g;
  * Markdown prose as Slack mrkdwn: escaped first (so no markup can form from
  * the text), then headings and `**bold**` become `*bold*`, and `[label](https://…)`
  * becomes `<https://…|label>` — built from an http(s) URL only, so a link can
- * never turn into a `<!…>` or `<@…>` mention.
+ * never turn into a `<!…>` or `<@…>` mention, and only when the label does not
+ * read as another address (src/render/links.ts): else `label (url)`, plain.
  */
 export function markdownToMrkdwn(markdown: string): string {
   return safeMrkdwn(markdown)
     .replace(HEADING, '*$1*')
     .replace(BOLD, '*$1*')
-    .replace(LINK, (_match, label: string, url: string) => `<${url.replace(/\|/g, '%7C')}|${label}>`);
+    .replace(LINK, (_match, label: string, url: string) => {
+      // A label that is an address on another host (or reads as one) would show one place and lead to another.
+      const target = webUrl(url.replace(/&amp;/g, '&'));
+      if (target === undefined || !labelMatchesTarget(label.replace(/&amp;/g, '&'), target))
+        return `${label} (${url})`;
+      return `<${url.replace(/\|/g, '%7C')}|${label}>`;
+    });
+}
+
+function webUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
 }

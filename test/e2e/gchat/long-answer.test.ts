@@ -35,6 +35,10 @@ describe('gchat E2E: a long answer', () => {
     expect(answers.every((c) => (c.text?.length ?? 0) <= GCHAT_CAPABILITIES.maxChars)).toBe(true);
     expect(answers[0]?.notifies).toBe(true);
     expect(e.runtime.turn('T1')).toMatchObject({ outcome: 'ok' });
+    // Each part's requestId is the first one's plus its number (issue 9 audit: they grew by one suffix a part,
+    // `…:answer:2-1-2-3-4-5`, quadratic in the number of parts).
+    const [first, ...rest] = answers.map((c) => String(c.details?.requestId));
+    expect(rest).toEqual(rest.map((_, i) => `${first}-${i + 1}`));
   });
 
   it('5,000 lines arrive whole, each message cut at a line break', async () => {
