@@ -52,6 +52,8 @@ export const SLACK_SURFACE_CAPABILITIES: Readonly<SurfaceCapabilities> = {
   silentPosts: false,
   threadsInDms: true,
   idempotentCreate: false,
+  // The 👀 card within a second of the turn starting (render.ts draws an empty live log as it).
+  ackCard: true,
 };
 
 /** The channel part of a `slack:<channel id>` space: C… public, G… private, D… a DM. */
