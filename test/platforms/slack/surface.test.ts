@@ -3,7 +3,8 @@
 // (message_not_found → not-found; 429 → rate-limited with retryAfterMs and no hidden retry; 5xx / no answer →
 // transient; invalid_auth, access_denied, not_in_channel, is_archived → forbidden; a 400 → invalid), a threaded
 // post under the person's message, an edit of a deleted message, an aborted call, frames as Block Kit, the
-// text-only fallback when Slack refuses the blocks, and user text that never pings.
+// text-only fallback when Slack refuses the blocks, and user text that never pings. Issue 11 item 2 · an answer
+// Slack's 40,000 would cut once escaped arrives whole.
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSlackSurface } from '../../../src/platforms/slack/surface.js';
@@ -314,6 +315,26 @@ describe('Slack surface: user text never pings', () => {
     expect(card?.text).toContain('<!channel> <!here|here>');
     expect(prose?.text).toContain('&lt;!channel&gt;');
     expect(prose?.text).toContain('&lt;https://evil.example|x&gt;');
+  });
+});
+
+describe('Slack surface: an answer at Slack’s 40,000 characters', () => {
+  it('arrives whole even when escaping &, < and > would pass 40,000: literal rich_text, no mention', async () => {
+    const { surface, emulator } = await harness();
+    const body = `${HOSTILE} a < b && c > d\n`;
+    const markdown = `${body.repeat(Math.floor(39_990 / body.length))}THE END`;
+    expect(markdown.length).toBeLessThanOrEqual(40_000);
+    await surface.post(postReq({ space: SPACE, frame: { kind: 'prose', markdown } }));
+    const [answer] = emulator.state.messages(CHANNEL);
+    expect(answer?.text.endsWith('THE END')).toBe(true);
+    expect(answer?.text).toBe(markdown);
+    expect(h!.calls().map((call) => [call.status, call.mentions])).toEqual([[200, []]]);
+  });
+
+  it('keeps Markdown formatting for an answer that fits once escaped', async () => {
+    const { surface, emulator } = await harness();
+    await surface.post(postReq({ space: SPACE, frame: { kind: 'prose', markdown: 'All **done** <b>' } }));
+    expect(emulator.state.messages(CHANNEL)[0]).toMatchObject({ text: 'All *done* &lt;b&gt;' });
   });
 });
 
