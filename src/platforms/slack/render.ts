@@ -48,6 +48,8 @@ export interface SlackRenderOptions {
   spinnerStep?: number;
   /** Default `card`. */
   logStyle?: SlackLogStyle;
+  /** The characters a log card may hold: default Slack's 40,000; less when Slack refused it as too long. */
+  maxMessageChars?: number;
 }
 
 /** What chat.postMessage / chat.update send: `text` always (the notification fallback), `blocks` when structured. */
@@ -208,8 +210,12 @@ function renderLog(frame: Extract<SurfaceFrame, { kind: 'log' }>, opts: SlackRen
   let lines = frame.lines;
   let blocks = build(lines);
   let dropped = 0;
-  while (blocksCharCount(blocks) > SLACK_LIMITS.maxMessageChars && lines.length > 1) {
-    const excess = blocksCharCount(blocks) - SLACK_LIMITS.maxMessageChars;
+  const maxChars = Math.min(
+    opts.maxMessageChars ?? SLACK_LIMITS.maxMessageChars,
+    SLACK_LIMITS.maxMessageChars,
+  );
+  while (blocksCharCount(blocks) > maxChars && lines.length > 1) {
+    const excess = blocksCharCount(blocks) - maxChars;
     dropped += Math.max(1, Math.min(lines.length - 1, Math.ceil(excess / 100)));
     lines = [cutMarker(dropped), ...frame.lines.slice(dropped)];
     blocks = build(lines);

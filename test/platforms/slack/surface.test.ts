@@ -262,6 +262,44 @@ describe('Slack surface: posting and editing', () => {
     ]);
   });
 
+  it.each(['msg_too_long', 'msg_blocks_too_long'])(
+    '%s: the card is sent smaller (the oldest lines dropped), then as text only',
+    async (code) => {
+      // Slack measures differently from the renderer: refuse the first `refusals` posts that carry blocks.
+      let refusals = 1;
+      const tooLong: typeof fetch = async (input, init) => {
+        const body = typeof init?.body === 'string' ? init.body : String(init?.body ?? '');
+        if (String(input).endsWith('/chat.postMessage') && body.includes('blocks') && refusals > 0) {
+          refusals -= 1;
+          return new Response(JSON.stringify({ ok: false, error: code }), {
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+          });
+        }
+        return fetch(input, init);
+      };
+      const { surface, emulator } = await harness({ surface: { fetch: tooLong } });
+      const lines = Array.from({ length: 30 }, (_, i) =>
+        line(`step ${i} ${'x'.repeat(990)}`, { status: 'ok' }),
+      );
+      const sent = await surface.post(postReq({ space: SPACE, frame: liveFrame(lines) }));
+      const shown = emulator.state.messages(CHANNEL).find((m) => m.id === sent.messageId)?.text ?? '';
+      expect(h!.calls().map((call) => call.details?.blocks)).toEqual([2]);
+      expect(shown).toContain('earlier lines not shown');
+      expect(shown).toContain('step 29');
+      expect(shown.length).toBeLessThanOrEqual(20_000);
+
+      // Refused again when smaller: text only.
+      refusals = 2;
+      const again = await surface.post(postReq({ space: SPACE, frame: liveFrame(lines) }));
+      const last = h!.calls().at(-1);
+      expect(last?.details?.blocks).toBeUndefined();
+      expect(emulator.state.messages(CHANNEL).find((m) => m.id === again.messageId)?.text).toContain(
+        'step 29',
+      );
+    },
+  );
+
   it('reacts with an emoji by name, and refuses something that is not one', async () => {
     const { surface } = await harness();
     const posted = await surface.post(postReq({ space: SPACE, frame: prose('x') }));
