@@ -109,7 +109,7 @@ describe('slack E2E: the card in the person’s thread', () => {
     expect(card?.text).toContain('rm -rf build');
   });
 
-  it('posts the final answer top-level as its own message, after the card’s final frame', async () => {
+  it('posts the final answer top-level as its own message; the card ends ✅', async () => {
     const root = await openedTurn();
     e.send({ type: 'answer', turnId: 'T1', text: 'All **done**.' });
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
@@ -118,6 +118,7 @@ describe('slack E2E: the card in the person’s thread', () => {
     expect(answer).toMatchObject({ thread: null, notifies: true });
     expect(e.messages().find((m) => m.id === answer?.messageId)?.text).toBe('All *done*.');
     expect(e.messages().filter((m) => m.thread === root.messageId)).toHaveLength(1);
+    expect(e.messages().find((m) => m.thread === root.messageId)?.text).toMatch(/^✅ \*/);
     expect(e.runtime.turn('T1')).toMatchObject({ state: 'ended', degraded: false });
   });
 
