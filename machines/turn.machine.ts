@@ -3,6 +3,7 @@
  * message in the turn's thread and editing it as entries arrive.
  *
  *   idle ──log──▶ opened ──log──▶ debouncing ──edit──▶ opened.live
+ *   idle ──ack (Slack: the empty log at once, 👀)──▶ opened
  *                   opened.live ──the platform has a clock (typing, an edit window)──▶ opened.ticking
  *                   opened.ticking: typing every `tick`; the edit window closing ──▶ debouncing (a rollover)
  *                   │                 │  └─rollover─▶ rolling-over ──▶ debouncing | opened.live
@@ -61,6 +62,11 @@ export interface TurnInput {
   warnings?: string[];
   /** The host's title for the turn (`turn_started.title`), shown in the log's headline. */
   title?: string;
+  /**
+   * Post the (still empty) log at once, as an ack (Slack's 👀 card), instead
+   * of waiting for the first entry. Only for a threaded turn.
+   */
+  ack?: boolean;
   /** Epoch ms the turn started (`turn_started.at`); default: when its first entry arrives. */
   startedAt?: number;
   /**
@@ -158,6 +164,8 @@ export interface TurnContext {
   warnings: string[];
   /** The headline's title. */
   title: string;
+  /** Post the empty log at start (an ack card); absent in snapshots made before it existed. */
+  ack?: boolean;
   /** Epoch ms the turn started (the headline's clock); null until known. */
   startedAt: number | null;
   /** The tool call with no result yet, and since when (`running Bash (12s)`); null when none is. */
@@ -492,6 +500,8 @@ export const turnMachine = setup({
     endRequested: ({ context }) => context.outcome !== null,
     startsDegraded: ({ context }) => context.anchor === null,
     needsHeader: ({ context }) => context.header !== null,
+    /** The turn acks at start (Slack's 👀 card) and has posted nothing yet. */
+    acksAtStart: ({ context }) => context.ack === true && context.ordinal === 0 && context.current === null,
     isFirstThreadPost: ({ context }) => context.anchor !== null && context.logMessages.length === 0,
     frameIsRollover: ({ context }) => context.frame?.kind === 'rollover',
     frameUnchanged: ({ context }) =>
@@ -570,6 +580,7 @@ export const turnMachine = setup({
     deadLetters: [],
     warnings: input.warnings ?? [],
     title: input.title ?? DEFAULT_TURN_TITLE,
+    ack: input.ack === true && input.anchor !== null,
     startedAt: input.startedAt ?? null,
     toolInFlight: null,
     lastToolAt: null,
@@ -588,6 +599,8 @@ export const turnMachine = setup({
       always: [
         { guard: 'needsHeader', target: 'heading' },
         { guard: 'startsDegraded', target: 'degraded' },
+        // The ack: the empty log posted at once, before the first entry (the renderer shows 👀).
+        { guard: 'acksAtStart', target: 'opened' },
       ],
       on: {
         'turn.log': {

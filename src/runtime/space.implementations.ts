@@ -129,6 +129,13 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
   const deliveryLogic = provideDeliveryMachine(deps);
   /** The platform's limit for one message, from its surface. */
   const surfaceFor = surfaceResolver(deps.surfaces);
+  const acksOf = (space: string): boolean => {
+    try {
+      return surfaceFor(space).capabilities.ackCard === true;
+    } catch {
+      return false;
+    }
+  };
   const maxCharsOf = (space: string): number => {
     try {
       return surfaceFor(space).capabilities.maxChars;
@@ -246,6 +253,10 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           ...(headed ? { header } : {}),
           ...(warning ? { warnings: [warning] } : {}),
           ...(event.title !== undefined ? { title: event.title } : {}),
+          // A platform that acks (Slack's 👀 card) posts the empty log at once, in the person's thread only.
+          ...(anchor !== null && !headed && !dm && threadsOn(context) && acksOf(context.space)
+            ? { ack: true }
+            : {}),
           startedAt: event.at ?? deps.now(),
         };
         const { slot, slots } = takeSlot(context.turnSlots, turnId);

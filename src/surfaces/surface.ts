@@ -44,6 +44,8 @@ export interface SurfaceCapabilities {
   threadsInDms: boolean;
   /** Does a create with the same `clientId` return the existing message (Google Chat `requestId`)? */
   idempotentCreate: boolean;
+  /** Posts a turn's (still empty) log as soon as the turn starts, as an ack card (Slack's 👀). Default false. */
+  ackCard?: boolean;
 }
 
 /** Where a thread hangs: the user's message and, when known, the platform's thread id. */

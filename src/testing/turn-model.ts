@@ -912,12 +912,14 @@ export function turnTickingStateIds(): string[] {
 
 /**
  * The transitions only a platform that keeps a live status under the thread
- * (Slack's assistant status) takes: the model runs on surfaces without one.
- * test/e2e/slack/status.test.ts covers them.
+ * (Slack's assistant status), or that acks a turn at start (Slack's 👀 card),
+ * takes: the model runs on surfaces without either. test/e2e/slack/status.test.ts
+ * and test/e2e/slack/core.test.ts cover them.
  */
 export function turnStatusRefreshTransitionKeys(): string[] {
   return turnMachineTransitionKeys().filter(
-    (key) => key.includes('refreshingStatus') || key.includes('[showsLiveStatus]'),
+    (key) =>
+      key.includes('refreshingStatus') || key.includes('[showsLiveStatus]') || key.includes('[acksAtStart]'),
   );
 }
 

@@ -51,8 +51,9 @@ describe('runtime restore from the store', () => {
       const surface = createMemorySurface({ platform, now: () => clock.now() });
       const first = await startRuntime({ clock, store, surface, platform, space });
       first.userMessage('u1');
-      first.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
+      // Paused before the start: on Slack the first post is the 👀 ack card, sent as the turn starts.
       surface.pause();
+      first.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
       first.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Read' });
       await first.advance(10);
       // What the store held while the post was in flight…
@@ -66,7 +67,7 @@ describe('runtime restore from the store', () => {
       await store.saveTurn(inFlight);
 
       const second = await startRuntime({ clock, store, surface, platform, space });
-      await second.advance(100);
+      await second.advance(3000); // on Slack the Read line is an edit of the ack card (1 s per channel)
       const creates = surface.calls.filter((c) => c.op === 'create' && c.status < 300 && c.notifies);
       expect(creates).toHaveLength(1);
       expect(surface.messages(space).filter((m) => m.text.includes('Read'))).toHaveLength(1);

@@ -57,9 +57,14 @@ const KIND_BY_CODE: Readonly<Record<string, SurfaceErrorKind>> = {
 /** The message Slack refused as too big or malformed: render smaller, then text only. */
 export const REFUSED_CONTENT_CODES: ReadonlySet<string> = new Set([
   'msg_too_long',
+  // chat.postMessage: "Blocks submitted with this message are too long" (https://docs.slack.dev/reference/methods/chat.postMessage).
+  'msg_blocks_too_long',
   'invalid_blocks',
   'invalid_blocks_format',
 ]);
+
+/** Refused for its size: worth sending smaller before falling back to text only. */
+export const TOO_LONG_CODES: ReadonlySet<string> = new Set(['msg_too_long', 'msg_blocks_too_long']);
 
 export function kindOfSlackCode(code: string): SurfaceErrorKind {
   return KIND_BY_CODE[code] ?? 'invalid';

@@ -17,7 +17,8 @@
  * - A card frame (policy request, question) has its buttons in an `actions`
  *   block (https://docs.slack.dev/reference/block-kit/blocks/actions-block),
  *   and the outcome line once decided.
- * - A prose frame is mrkdwn text: escaped, mentions broken.
+ * - A prose frame is mrkdwn text: escaped, mentions broken; one that would pass
+ *   40,000 once escaped is literal rich_text instead (renderProse).
  * Every render respects Slack's limits (limits.ts): a log too long loses its
  * oldest lines behind a marker. `renderTextOnly` is the fallback for a
  * message Slack refused (`msg_too_long`, `invalid_blocks`).
@@ -47,6 +48,8 @@ export interface SlackRenderOptions {
   spinnerStep?: number;
   /** Default `card`. */
   logStyle?: SlackLogStyle;
+  /** The characters a log card may hold: default Slack's 40,000; less when Slack refused it as too long. */
+  maxMessageChars?: number;
 }
 
 /** What chat.postMessage / chat.update send: `text` always (the notification fallback), `blocks` when structured. */
@@ -207,8 +210,12 @@ function renderLog(frame: Extract<SurfaceFrame, { kind: 'log' }>, opts: SlackRen
   let lines = frame.lines;
   let blocks = build(lines);
   let dropped = 0;
-  while (blocksCharCount(blocks) > SLACK_LIMITS.maxMessageChars && lines.length > 1) {
-    const excess = blocksCharCount(blocks) - SLACK_LIMITS.maxMessageChars;
+  const maxChars = Math.min(
+    opts.maxMessageChars ?? SLACK_LIMITS.maxMessageChars,
+    SLACK_LIMITS.maxMessageChars,
+  );
+  while (blocksCharCount(blocks) > maxChars && lines.length > 1) {
+    const excess = blocksCharCount(blocks) - maxChars;
     dropped += Math.max(1, Math.min(lines.length - 1, Math.ceil(excess / 100)));
     lines = [cutMarker(dropped), ...frame.lines.slice(dropped)];
     blocks = build(lines);
@@ -300,8 +307,29 @@ export function renderFrame(frame: SurfaceFrame, opts: SlackRenderOptions = {}):
     case 'card':
       return renderCard(frame.card);
     case 'prose':
-      return { text: clip(markdownToMrkdwn(frame.markdown), SLACK_LIMITS.maxMessageChars) };
+      return renderProse(frame.markdown);
   }
+}
+
+/**
+ * An answer as mrkdwn, when it fits Slack's 40,000 once escaped. Escaping
+ * grows the text (`<` is four characters as `&lt;`), so an answer the runtime
+ * split at 40,000 may not: then it goes as literal `rich_text` text elements,
+ * which need no escaping and never form a mention — the whole answer, without
+ * its Markdown formatting — and the mrkdwn, clipped, is only the notification text.
+ */
+function renderProse(markdown: string): SlackMessage {
+  const mrkdwn = markdownToMrkdwn(markdown);
+  if (charCount(mrkdwn) <= SLACK_LIMITS.maxMessageChars) return { text: mrkdwn };
+  const chars = [...clip(markdown, SLACK_LIMITS.maxMessageChars)];
+  const elements: RichTextText[] = [];
+  for (let at = 0; at < chars.length; at += SLACK_LIMITS.maxTextElementChars) {
+    elements.push({ type: 'text', text: chars.slice(at, at + SLACK_LIMITS.maxTextElementChars).join('') });
+  }
+  return {
+    text: clip(mrkdwn, SLACK_LIMITS.maxTextElementChars),
+    blocks: [{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements }] }],
+  };
 }
 
 /**
@@ -312,7 +340,7 @@ export function renderFrame(frame: SurfaceFrame, opts: SlackRenderOptions = {}):
 export function renderTextOnly(frame: SurfaceFrame, opts: SlackRenderOptions = {}): SlackMessage {
   switch (frame.kind) {
     case 'prose':
-      return renderFrame(frame, opts);
+      return { text: clip(markdownToMrkdwn(frame.markdown), SLACK_LIMITS.maxMessageChars) };
     case 'card': {
       const { card } = frame;
       const buttons =

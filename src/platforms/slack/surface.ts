@@ -7,9 +7,11 @@
  * - react: `reactions.add` (https://docs.slack.dev/reference/methods/reactions.add).
  * - setStatus: `assistant.threads.setStatus` (assistant-status.ts).
  * A request's `frame` is rendered as Block Kit (render.ts). When Slack refuses the blocks
- * (`invalid_blocks`, `msg_too_long`) the same frame is sent once more:
- * as the rich_text card when the plan style was refused (and from then on),
- * else as text only.
+ * the same frame is sent again: as the rich_text card when the plan style was
+ * refused (`invalid_blocks`; and from then on); a card refused as too long
+ * (`msg_too_long`, `msg_blocks_too_long`) at half the characters, the oldest
+ * lines dropped; and when that is refused too, or the blocks are malformed,
+ * as text only.
  *
  * The client never retries and never queues behind a 429
  * (`rejectRateLimitedCalls`, `retryConfig: {retries: 0}`): every rate limit
@@ -38,7 +40,7 @@ import {
   SurfaceError,
 } from '../../surfaces/surface.js';
 import { type AssistantStatus, createAssistantStatus } from './assistant-status.js';
-import { REFUSED_CONTENT_CODES, toSurfaceError } from './errors.js';
+import { REFUSED_CONTENT_CODES, TOO_LONG_CODES, toSurfaceError } from './errors.js';
 import {
   renderFrame,
   renderTextOnly,
@@ -52,6 +54,8 @@ export const SLACK_SURFACE_CAPABILITIES: Readonly<SurfaceCapabilities> = {
   silentPosts: false,
   threadsInDms: true,
   idempotentCreate: false,
+  // The 👀 card within a second of the turn starting (render.ts draws an empty live log as it).
+  ackCard: true,
 };
 
 /** The channel part of a `slack:<channel id>` space: C… public, G… private, D… a DM. */
@@ -86,6 +90,8 @@ export interface SlackSurface extends ChatSurface {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** A card Slack refused as too long is sent once more at half Slack's 40,000, before text only. */
+const SMALLER_CARD_CHARS = 20_000;
 /** Spinner positions remembered per live card; an abandoned card's entry goes with the oldest. */
 const MAX_SPINNERS = 10_000;
 
@@ -197,14 +203,32 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     try {
       return await send(message);
     } catch (error) {
-      const code = isSurfaceError(error) ? error.details.code : undefined;
-      if (message.blocks === undefined || typeof code !== 'string' || !REFUSED_CONTENT_CODES.has(code))
-        throw error;
-      const planRefused = frame.kind === 'log' && logStyle === 'plan' && code !== 'msg_too_long';
-      if (!planRefused) return send(renderTextOnly(frame, renderOpts(step)));
-      logStyle = 'card';
-      return sendFrame(req, step, send);
+      const code = refusedContentCode(error, message);
+      if (code === undefined) throw error;
+      const tooLong = TOO_LONG_CODES.has(code);
+      if (frame.kind === 'log' && logStyle === 'plan' && !tooLong) {
+        logStyle = 'card';
+        return sendFrame(req, step, send);
+      }
+      if (frame.kind === 'log' && tooLong) {
+        // Slack measured it longer than the renderer did: half the characters (the oldest lines go), once.
+        const smaller = renderFrame(frame, { ...renderOpts(step), maxMessageChars: SMALLER_CARD_CHARS });
+        try {
+          return await send(smaller);
+        } catch (again) {
+          if (refusedContentCode(again, smaller) === undefined) throw again;
+        }
+      }
+      return send(renderTextOnly(frame, renderOpts(step)));
     }
+  }
+
+  /** The Slack code of a refusal of the message's blocks (too long, malformed); undefined for anything else. */
+  function refusedContentCode(error: unknown, message: SlackMessage): string | undefined {
+    const code = isSurfaceError(error) ? error.details.code : undefined;
+    return message.blocks !== undefined && typeof code === 'string' && REFUSED_CONTENT_CODES.has(code)
+      ? code
+      : undefined;
   }
 
   function nextSpinner(messageId: string, frame: SurfaceFrame | undefined): number {

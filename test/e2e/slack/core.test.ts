@@ -1,9 +1,9 @@
 // spec: issue 11 item 7 — the seed's end-to-end list on Slack: the real runtime on the Slack surface through
 // @slack/web-api against the Slack emulator. The card in the person's thread (thread_ts), bursts coalesced
 // into edits, rollover to a new card in the same thread, the policy card in the thread, the answer
-// top-level, DMs, threads disabled.
+// top-level, DMs, threads disabled. Issue 11 item 2 · the 👀 ack card within a second of the turn starting.
 import { afterEach, describe, expect, it } from 'vitest';
-import { landed, type SlackE2E, startSlackE2E } from './harness.js';
+import { landed, type SlackE2E, START_MS, startSlackE2E } from './harness.js';
 
 let e: SlackE2E;
 afterEach(async () => {
@@ -30,6 +30,7 @@ async function openedTurn(config?: Parameters<typeof startSlackE2E>[0]) {
 describe('slack E2E: the card in the person’s thread', () => {
   it('posts one card as a reply to the person’s message (thread_ts) and keeps its ts for edits', async () => {
     const root = await openedTurn();
+    await e.advance(2500); // the 👀 ack card went out at once; the first line edits it (1 s per channel)
     const creates = landed(e.creates());
     expect(creates).toHaveLength(1);
     expect(creates[0]).toMatchObject({ thread: root.messageId, path: '/api/chat.postMessage' });
@@ -37,6 +38,27 @@ describe('slack E2E: the card in the person’s thread', () => {
     expect(e.runtime.turn('T1')?.logMessages).toEqual([
       expect.objectContaining({ messageId: creates[0]?.messageId }),
     ]);
+  });
+
+  it('acks a turn with a 👀 card in the person’s thread within a second, before any log line', async () => {
+    e = await startSlackE2E();
+    const root = await e.userMessage('u1');
+    e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1', title: 'Fix the build' });
+    await e.advance(1000);
+    const creates = landed(e.creates());
+    expect(creates).toEqual([
+      expect.objectContaining({ thread: root.messageId, path: '/api/chat.postMessage' }),
+    ]);
+    expect(creates[0]!.at - START_MS).toBeLessThanOrEqual(1000);
+    const ack = e.messages().find((m) => m.id === creates[0]?.messageId);
+    expect(ack?.text).toMatch(/^👀 \*Fix the build\* · 0s — thinking \(0s\)$/);
+    // The first log line edits the same card: the spinner replaces the 👀.
+    e.send(toolCall('c1', 'Read', { path: 'src/app.ts' }));
+    await e.advance(2500);
+    expect(landed(e.creates())).toHaveLength(1);
+    const shown = e.messages().find((m) => m.id === creates[0]?.messageId)?.text ?? '';
+    expect(shown).toMatch(/^⠙ \*Fix the build\* · \ds — running Read/);
+    expect(shown).toContain('Read(src/app.ts)');
   });
 
   it('coalesces a burst into one chat.update of the same card; only the first post notifies', async () => {
@@ -87,7 +109,7 @@ describe('slack E2E: the card in the person’s thread', () => {
     expect(card?.text).toContain('rm -rf build');
   });
 
-  it('posts the final answer top-level as its own message, after the card’s final frame', async () => {
+  it('posts the final answer top-level as its own message; the card ends ✅', async () => {
     const root = await openedTurn();
     e.send({ type: 'answer', turnId: 'T1', text: 'All **done**.' });
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
@@ -96,6 +118,7 @@ describe('slack E2E: the card in the person’s thread', () => {
     expect(answer).toMatchObject({ thread: null, notifies: true });
     expect(e.messages().find((m) => m.id === answer?.messageId)?.text).toBe('All *done*.');
     expect(e.messages().filter((m) => m.thread === root.messageId)).toHaveLength(1);
+    expect(e.messages().find((m) => m.thread === root.messageId)?.text).toMatch(/^✅ \*/);
     expect(e.runtime.turn('T1')).toMatchObject({ state: 'ended', degraded: false });
   });
 

@@ -1,7 +1,8 @@
 // spec: issue 11 items 5 and 7 — Slack's failures through the real runtime: a deleted card (message_not_found →
 // a new card in the same thread), 429 (Retry-After waited, the final frame lands), a restart mid-turn on
 // SQLite (the same card is edited after it), channel_not_found / not_in_channel / is_archived → degraded with
-// the reason in the turn's warnings; hostile text and secrets never reach Slack as mentions or secrets; 16
+// the reason in the turn's warnings; hostile text and secrets never reach Slack as mentions or secrets (every
+// field, the question card and a tool's name included); 16
 // concurrent turns in 4 channels see no 429.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -188,6 +189,15 @@ describe('slack E2E: hostile text and secrets', () => {
       args: [SECRET],
       title: HOSTILE,
     });
+    e.send({
+      type: 'question',
+      turnId: 'T1',
+      questionId: 'q1',
+      title: `${HOSTILE} ${SECRET}`,
+      question: `${HOSTILE} ${SECRET}`,
+      options: [`${HOSTILE} ${SECRET}`, { label: HOSTILE, value: SECRET }],
+    });
+    e.send({ type: 'tool_call', turnId: 'T1', callId: 'c2', tool: `${HOSTILE} @here`, input: { q: SECRET } });
     await e.advance(1500);
     e.send({ type: 'answer', turnId: 'T1', text: `${HOSTILE} ${SECRET}` });
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
@@ -199,6 +209,10 @@ describe('slack E2E: hostile text and secrets', () => {
     const stored = e.messages().map((m) => m.text);
     expect(stored.join('\n')).not.toContain(SECRET);
     expect(JSON.stringify(e.calls())).not.toContain(SECRET);
+    // Nor the turn's own view (warnings, dead letters).
+    expect(JSON.stringify(e.runtime.turn('T1'))).not.toContain(SECRET);
+    // The question's card and buttons landed, as text.
+    expect(e.messages().some((m) => (m.buttons ?? []).length === 2)).toBe(true);
     // The hostile text is there, as text.
     expect(stored.join('\n')).toContain('channel');
   });

@@ -21,7 +21,7 @@ describe('slack E2E: assistant status', () => {
     const root = await e.userMessage('u1');
     e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
     e.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Bash', input: { command: 'npm test' } });
-    await e.advance(1500);
+    await e.advance(2500); // the 👀 ack card, then the tool's frame as its edit (1 s per channel)
     const set = e.calls().filter((c) => c.path === '/api/assistant.threads.setStatus');
     expect(set.length).toBeGreaterThanOrEqual(1);
     expect(set[0]).toMatchObject({ space: CHANNEL, thread: root.messageId });
@@ -39,7 +39,8 @@ describe('slack E2E: assistant status', () => {
     await e.userMessage('u1');
     e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
     e.send({ type: 'tool_call', turnId: 'T1', callId: 'c1', tool: 'Bash', input: { command: 'npm test' } });
-    await e.advance(1500);
+    await e.advance(2500); // the 👀 ack card, then the tool's frame as its edit (1 s per channel)
+    const edits = e.updates().length;
     // Five quiet minutes: no event, no frame.
     await e.advance(300_000);
     const set = e.calls().filter((c) => c.path === '/api/assistant.threads.setStatus');
@@ -52,7 +53,7 @@ describe('slack E2E: assistant status', () => {
     const gaps = set.slice(1).map((c, i) => c.at - set[i]!.at);
     expect(Math.max(...gaps)).toBeLessThan(120_000);
     // Refreshing the status is not an edit of the card.
-    expect(e.updates()).toEqual([]);
+    expect(e.updates()).toHaveLength(edits);
     e.send({ type: 'tool_result', turnId: 'T1', callId: 'c1', tool: 'Bash', ok: true, output: 'ok' });
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
     await e.advance(3000);

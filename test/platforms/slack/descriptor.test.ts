@@ -44,6 +44,7 @@ describe('slackPlatform', () => {
       silentPosts: false,
       threadsInDms: true,
       idempotentCreate: false,
+      ackCard: true,
       cards: true,
       buttons: true,
       maxButtons: 25,

@@ -43,6 +43,7 @@ describe('kindOfSlackCode', () => {
     expect([...REFUSED_CONTENT_CODES].sort()).toEqual([
       'invalid_blocks',
       'invalid_blocks_format',
+      'msg_blocks_too_long',
       'msg_too_long',
     ]);
   });

@@ -3,7 +3,8 @@
 // (message_not_found → not-found; 429 → rate-limited with retryAfterMs and no hidden retry; 5xx / no answer →
 // transient; invalid_auth, access_denied, not_in_channel, is_archived → forbidden; a 400 → invalid), a threaded
 // post under the person's message, an edit of a deleted message, an aborted call, frames as Block Kit, the
-// text-only fallback when Slack refuses the blocks, and user text that never pings.
+// text-only fallback when Slack refuses the blocks, and user text that never pings. Issue 11 item 2 · an answer
+// Slack's 40,000 would cut once escaped arrives whole.
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSlackSurface } from '../../../src/platforms/slack/surface.js';
@@ -261,6 +262,44 @@ describe('Slack surface: posting and editing', () => {
     ]);
   });
 
+  it.each(['msg_too_long', 'msg_blocks_too_long'])(
+    '%s: the card is sent smaller (the oldest lines dropped), then as text only',
+    async (code) => {
+      // Slack measures differently from the renderer: refuse the first `refusals` posts that carry blocks.
+      let refusals = 1;
+      const tooLong: typeof fetch = async (input, init) => {
+        const body = typeof init?.body === 'string' ? init.body : String(init?.body ?? '');
+        if (String(input).endsWith('/chat.postMessage') && body.includes('blocks') && refusals > 0) {
+          refusals -= 1;
+          return new Response(JSON.stringify({ ok: false, error: code }), {
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+          });
+        }
+        return fetch(input, init);
+      };
+      const { surface, emulator } = await harness({ surface: { fetch: tooLong } });
+      const lines = Array.from({ length: 30 }, (_, i) =>
+        line(`step ${i} ${'x'.repeat(990)}`, { status: 'ok' }),
+      );
+      const sent = await surface.post(postReq({ space: SPACE, frame: liveFrame(lines) }));
+      const shown = emulator.state.messages(CHANNEL).find((m) => m.id === sent.messageId)?.text ?? '';
+      expect(h!.calls().map((call) => call.details?.blocks)).toEqual([2]);
+      expect(shown).toContain('earlier lines not shown');
+      expect(shown).toContain('step 29');
+      expect(shown.length).toBeLessThanOrEqual(20_000);
+
+      // Refused again when smaller: text only.
+      refusals = 2;
+      const again = await surface.post(postReq({ space: SPACE, frame: liveFrame(lines) }));
+      const last = h!.calls().at(-1);
+      expect(last?.details?.blocks).toBeUndefined();
+      expect(emulator.state.messages(CHANNEL).find((m) => m.id === again.messageId)?.text).toContain(
+        'step 29',
+      );
+    },
+  );
+
   it('reacts with an emoji by name, and refuses something that is not one', async () => {
     const { surface } = await harness();
     const posted = await surface.post(postReq({ space: SPACE, frame: prose('x') }));
@@ -314,6 +353,26 @@ describe('Slack surface: user text never pings', () => {
     expect(card?.text).toContain('<!channel> <!here|here>');
     expect(prose?.text).toContain('&lt;!channel&gt;');
     expect(prose?.text).toContain('&lt;https://evil.example|x&gt;');
+  });
+});
+
+describe('Slack surface: an answer at Slack’s 40,000 characters', () => {
+  it('arrives whole even when escaping &, < and > would pass 40,000: literal rich_text, no mention', async () => {
+    const { surface, emulator } = await harness();
+    const body = `${HOSTILE} a < b && c > d\n`;
+    const markdown = `${body.repeat(Math.floor(39_990 / body.length))}THE END`;
+    expect(markdown.length).toBeLessThanOrEqual(40_000);
+    await surface.post(postReq({ space: SPACE, frame: { kind: 'prose', markdown } }));
+    const [answer] = emulator.state.messages(CHANNEL);
+    expect(answer?.text.endsWith('THE END')).toBe(true);
+    expect(answer?.text).toBe(markdown);
+    expect(h!.calls().map((call) => [call.status, call.mentions])).toEqual([[200, []]]);
+  });
+
+  it('keeps Markdown formatting for an answer that fits once escaped', async () => {
+    const { surface, emulator } = await harness();
+    await surface.post(postReq({ space: SPACE, frame: { kind: 'prose', markdown: 'All **done** <b>' } }));
+    expect(emulator.state.messages(CHANNEL)[0]).toMatchObject({ text: 'All *done* &lt;b&gt;' });
   });
 });
 
