@@ -16,8 +16,11 @@
  * Retry-After and sends the same request again.
  *
  * Options: `--senders=N`, `--turns=N` (per sender), `--seconds=N` (bound on
- * the sending phase), `--only=file|memory`, `--heapsnapshot` (the child writes
- * a heap snapshot at its peak and 30 s after, in its temp dir, which is kept).
+ * the sending phase), `--only=file|memory|event|turn` (the cases to run),
+ * `--output-kb=N` (tool outputs of N–2N KB; default 2), `--heapsnapshot`
+ * (the child writes a heap snapshot when the senders stop and 30 s after, in
+ * its temp dir, which is kept), `--trace-gc` (the V8 heap after each
+ * Mark-Compact, from the child's --trace-gc, written to a file in the temp dir).
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
@@ -38,6 +41,8 @@ const ONLY = arg('only');
 const HEAP_SNAPSHOT = process.argv.includes('--heapsnapshot');
 const TRACE_GC = process.argv.includes('--trace-gc');
 const SPACES = 10;
+/** A tool output is 1–2 × this many bytes. */
+const OUTPUT_BYTES = Number(arg('output-kb') ?? 2) * 1024;
 /** Tool call + result pairs per turn: with turn_started, answer and turn_ended, 30 events. */
 const TOOL_PAIRS = 13;
 const ASSISTANT_NOTES = 1;
@@ -66,16 +71,15 @@ const SECRETS = [
   'slack token xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',
 ];
 
-/** A tool output of 2–4 KB; one in four carries a secret. */
+/** A tool output of 2–4 KB (`--output-kb`); one in four carries a secret. */
 function toolOutput(sender: number, turn: number, pair: number): string {
   const lines: string[] = [];
-  const size = 2048 + ((sender * 31 + turn * 7 + pair * 13) % 2048);
-  let i = 0;
-  while (lines.join('\n').length < size) {
-    lines.push(
-      `src/module${pair}/file${i}.ts:${i + 1}:  const value${i} = compute(${sender}, ${turn}, ${i}); // ok`,
-    );
-    i++;
+  const size = OUTPUT_BYTES + ((sender * 31 + turn * 7 + pair * 13) % OUTPUT_BYTES);
+  let length = 0;
+  for (let i = 0; length < size; i++) {
+    const line = `src/module${pair}/file${i}.ts:${i + 1}:  const value${i} = compute(${sender}, ${turn}, ${i}); // ok`;
+    lines.push(line);
+    length += line.length + 1;
   }
   if ((sender + turn + pair) % 4 === 0) lines.splice(3, 0, SECRETS[(sender + pair) % SECRETS.length]!);
   return lines.join('\n');
@@ -182,7 +186,11 @@ interface CaseResult {
   answersAt30: number;
 }
 
-async function runCase(name: string, store: 'file' | 'memory'): Promise<CaseResult> {
+type Store = 'file' | 'memory';
+/** `event`: one event per POST (an agent's hooks); `turn`: a turn's 30 events in one NDJSON body. */
+type Batch = 'event' | 'turn';
+
+async function runCase(name: string, store: Store, batch: Batch): Promise<CaseResult> {
   const cleanups: (() => Promise<void> | void)[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'turnlog-bench-serve-memory-'));
   try {
@@ -265,12 +273,15 @@ async function runCase(name: string, store: 'file' | 'memory'): Promise<CaseResu
           const root = emulator.state.inbound({ space, text: `please fix the tests (${s}/${t})` });
           turnsStarted++;
           const events = turnEvents(`gchat:${space}`, `S${s}-T${t}`, root, s, t);
-          for (const event of events) {
-            const body = JSON.stringify(event);
+          const bodies =
+            batch === 'event'
+              ? events.map((event) => JSON.stringify(event))
+              : [events.map((event) => JSON.stringify(event)).join('\n')];
+          for (const body of bodies) {
             for (;;) {
               const result = await post(url, agent, body);
               if (result.status === 202) {
-                accepted++;
+                accepted += batch === 'event' ? 1 : events.length;
                 break;
               }
               if ((result.status === 429 || result.status === 503) && result.retryAfterS !== undefined) {
@@ -304,8 +315,13 @@ async function runCase(name: string, store: 'file' | 'memory'): Promise<CaseResu
         `${name}: V8 heap after GC, largest used ${gc.used} MB, largest committed ${gc.committed} MB; last: ${gc.last}`,
       );
     if (TRACE_GC) {
-      writeFileSync(join(tmpdir(), `turnlog-serve-memory-gc-${store}.log`), `${gcLines.join('\n')}\n`);
-      progress(`${name}: Mark-Compact trace in ${join(tmpdir(), `turnlog-serve-memory-gc-${store}.log`)}`);
+      writeFileSync(
+        join(tmpdir(), `turnlog-serve-memory-gc-${store}-${batch}.log`),
+        `${gcLines.join('\n')}\n`,
+      );
+      progress(
+        `${name}: Mark-Compact trace in ${join(tmpdir(), `turnlog-serve-memory-gc-${store}-${batch}.log`)}`,
+      );
     }
     const hwm = memoryOf(pid)!.hwm;
     if (HEAP_SNAPSHOT) {
@@ -342,34 +358,35 @@ async function runCase(name: string, store: 'file' | 'memory'): Promise<CaseResu
 }
 
 export default async function run(): Promise<void> {
-  const cases: [string, 'file' | 'memory'][] = [
-    ['SQLite file', 'file'],
-    ['SQLite :memory:', 'memory'],
+  const cases: [string, Store, Batch][] = [
+    ['SQLite file, one event per POST', 'file', 'event'],
+    ['SQLite file, one turn per POST', 'file', 'turn'],
+    ['SQLite :memory:, one event per POST', 'memory', 'event'],
   ];
   const results: CaseResult[] = [];
-  for (const [name, store] of cases) {
-    if (ONLY !== undefined && ONLY !== store) continue;
+  for (const [name, store, batch] of cases) {
+    if (ONLY !== undefined && ONLY !== store && ONLY !== batch) continue;
     progress(
       `${name}: ${SENDERS} senders × ${TURNS} turns × ${EVENTS_PER_TURN} events, ${SPACES} spaces, at most ${SECONDS} s`,
     );
-    results.push(await runCase(name, store));
+    results.push(await runCase(name, store, batch));
   }
-  const ref = results.at(-1)!;
+  const ref = results[0]!;
   const m = (bytes: number) => (bytes / MIB).toFixed(0);
   console.log(
-    `\nturnlog serve (dist/), Google Chat emulator with its default limits; ${SENDERS} senders, one event per POST, ` +
+    `\nturnlog serve (dist/), Google Chat emulator with its default limits; ${SENDERS} senders, ` +
       `${SPACES} spaces; RSS of the serve process in MiB, sampled every ${SAMPLE_MS} ms\n`,
   );
   printTable(
     [
-      'store',
+      'case',
       'events accepted',
       'events/s',
       'turns',
       'baseline',
       'peak',
       'peak − baseline',
-      'vs last row',
+      'vs first row',
       'VmHWM',
       '+5 s',
       '+30 s',
