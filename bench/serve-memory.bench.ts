@@ -20,7 +20,9 @@
  * `--output-kb=N` (tool outputs of N–2N KB; default 2), `--heapsnapshot`
  * (the child writes a heap snapshot when the senders stop and 30 s after, in
  * its temp dir, which is kept), `--trace-gc` (the V8 heap after each
- * Mark-Compact, from the child's --trace-gc, written to a file in the temp dir).
+ * Mark-Compact, from the child's --trace-gc, written to a file in the temp dir),
+ * `--max-pending-mib=N` (the child's `ingest.maxPendingBytes`), `--tail-s=N`
+ * (one more RSS sample N > 30 s after the senders stopped).
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
@@ -43,6 +45,10 @@ const TRACE_GC = process.argv.includes('--trace-gc');
 const SPACES = 10;
 /** A tool output is 1–2 × this many bytes. */
 const OUTPUT_BYTES = Number(arg('output-kb') ?? 2) * 1024;
+/** `ingest.maxPendingBytes` of the serve process, when given. */
+const MAX_PENDING_MIB = arg('max-pending-mib');
+/** One more RSS sample this long after the senders stopped, when given. */
+const TAIL_S = arg('tail-s');
 /** Tool call + result pairs per turn: with turn_started, answer and turn_ended, 30 events. */
 const TOOL_PAIRS = 13;
 const ASSISTANT_NOTES = 1;
@@ -200,7 +206,11 @@ async function runCase(name: string, store: Store, batch: Batch): Promise<CaseRe
     writeFileSync(
       configPath,
       JSON.stringify({
-        ingest: { host: '127.0.0.1', port: 0 },
+        ingest: {
+          host: '127.0.0.1',
+          port: 0,
+          ...(MAX_PENDING_MIB === undefined ? {} : { maxPendingBytes: Number(MAX_PENDING_MIB) * MIB }),
+        },
         store: { path: store === 'file' ? join(dir, 'turnlog.sqlite') : ':memory:' },
         platforms: { gchat: { apiUrl: emulator.url } },
         log: { level: 'error' },
@@ -309,6 +319,13 @@ async function runCase(name: string, store: Store, batch: Batch): Promise<CaseRe
     await sleep(25_000);
     const after30s = memoryOf(pid)!.rss;
     const answersAt30 = answers();
+    if (TAIL_S !== undefined) {
+      await sleep((Number(TAIL_S) - 30) * 1000);
+      progress(
+        `${name}: +${TAIL_S} s after the senders: RSS ${((memoryOf(pid)?.rss ?? 0) / MIB) | 0} MiB, ` +
+          `${answers()} answers posted`,
+      );
+    }
     clearInterval(sampler);
     if (TRACE_GC)
       progress(
