@@ -141,4 +141,31 @@ describe('POST /v1/events: the bodies held at once are bounded (ingest.maxPendin
     expect(streamed.status).toBe(202);
     expect(stub.applied).toHaveLength(2);
   });
+
+  it('frees the bytes of a body whose client went away before sending all of it', async () => {
+    const stub = stubRuntime();
+    stub.releaseFirstSync();
+    server = await start(stub.runtime, 10_000);
+    const url = server.url;
+    // 8 KB of a streamed body, then the client disappears.
+    await new Promise<void>((resolve) => {
+      const req = request(`${url}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', 'transfer-encoding': 'chunked' },
+      });
+      req.on('error', () => {});
+      req.write(line(1, 8_000), () => {
+        req.destroy();
+        resolve();
+      });
+    });
+    // Once the server has seen it go, a body that needs the whole bound is taken.
+    await vi.waitFor(
+      async () => {
+        expect((await post(url, [line(2, 60_000)])).status).toBe(202);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(stub.applied).toHaveLength(1);
+  });
 });
