@@ -128,6 +128,14 @@ export const ingestSchema = z
       .positive()
       .default(1_048_576)
       .describe('Largest POST /v1/events body; larger ones are answered 413.'),
+    maxPendingBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(16 * 1024 * 1024)
+      .describe(
+        'POST /v1/events bodies held at once (read, queued, awaiting commit); past it a new body gets 503 with Retry-After.',
+      ),
     shutdownTimeoutMs: z
       .number()
       .int()

@@ -25,7 +25,8 @@ Options:
 HTTP API:
   POST /v1/events        NDJSON (application/x-ndjson) or JSON (an array or one object);
                          202 {"accepted", "rejected": [{"line", "error"}]}, 400 when none is
-                         accepted, 401 bad or missing token, 413 over ingest.bodyLimitBytes, 415
+                         accepted, 401 bad or missing token, 413 over ingest.bodyLimitBytes, 415,
+                         503 + Retry-After past ingest.maxPendingBytes
   GET  /v1/turns/:turnId the turn's state; 404 for an unknown turn
   GET|PUT /v1/spaces/:space  a space's own settings {"threadsDisabled"?, "dm"?}, changed at run time
   DELETE /v1/spaces/:space   clears them (the config applies again)

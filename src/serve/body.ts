@@ -4,14 +4,21 @@ import type { IncomingMessage } from 'node:http';
 export type BodyResult =
   | { ok: true; body: Buffer }
   /** Over the limit: reading stopped; `head` is what arrived up to the limit. */
-  | { ok: false; head: Buffer };
+  | { ok: false; head: Buffer; refused?: undefined }
+  /** `hold` refused a chunk (the server holds too much already): reading stopped. */
+  | { ok: false; head: Buffer; refused: 'hold' };
 
 /**
  * Resolves with the whole body, or stops reading (pauses the request) as soon
  * as more than `limit` bytes arrived. A declared `Content-Length` over the
- * limit is refused before reading anything.
+ * limit is refused before reading anything. `hold`, when given, is asked
+ * before each chunk is kept; when it says no, reading stops the same way.
  */
-export function readBodyWithin(request: IncomingMessage, limit: number): Promise<BodyResult> {
+export function readBodyWithin(
+  request: IncomingMessage,
+  limit: number,
+  hold?: (bytes: number) => boolean,
+): Promise<BodyResult> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit)
     return Promise.resolve({ ok: false, head: Buffer.alloc(0) });
@@ -24,6 +31,12 @@ export function readBodyWithin(request: IncomingMessage, limit: number): Promise
         request.off('data', onData);
         request.pause();
         resolve({ ok: false, head: Buffer.concat(chunks) });
+        return;
+      }
+      if (hold !== undefined && !hold(chunk.length)) {
+        request.off('data', onData);
+        request.pause();
+        resolve({ ok: false, head: Buffer.alloc(0), refused: 'hold' });
         return;
       }
       size += chunk.length;

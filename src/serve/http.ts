@@ -54,6 +54,12 @@ export interface IngestServerOptions {
   /** Bearer token for `/v1/*`; required unless `host` is loopback. */
   token?: string;
   bodyLimitBytes: number;
+  /**
+   * The bodies of `POST /v1/events` held at once (being read, queued, or
+   * waiting for their commit), in bytes. A body that would take the total past
+   * it while others are held is answered 503 with Retry-After, unread. Default 16 MiB.
+   */
+  maxPendingBytes?: number;
   /** Keeps what is refused before reaching the runtime (an over-limit or unparseable body). */
   deadLetter(record: DeadLetterRecord): MaybePromise<void>;
   logger: Logger;
@@ -81,6 +87,9 @@ export const OVERSIZE_DEAD_LETTER_BYTES = 64 * 1024;
 /** How long the rest of an over-limit body is read and thrown away so the client can read its 413. */
 const OVERSIZE_LINGER_MS = 2000;
 const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
+export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
+/** What a body refused for `maxPendingBytes` is told to wait, in seconds. */
+const PENDING_RETRY_AFTER_S = 1;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 /** A token reachable from the network must not be guessable. */
@@ -131,6 +140,11 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
   /** Ends the long polls of GET /v1/actions when the server closes. */
   const closing = new AbortController();
   const ingestQueue = createFairQueue();
+  const maxPendingBytes = options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES;
+  /** Bytes of the POST /v1/events bodies held now (read or being read, not yet answered). */
+  let pendingBytes = 0;
+  /** Set at the first body refused for `maxPendingBytes`, cleared when nothing is held: one warning per episode. */
+  let overloaded = false;
 
   const keep = (reason: string, payload: string) => {
     // What never reached the runtime is redacted here, as the runtime redacts what does.
@@ -154,47 +168,92 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
           `send ${NDJSON_TYPES[0]} (one event per line) or ${JSON_TYPE} (an array or one object)`,
       );
     }
-    const read = await readBodyWithin(request, options.bodyLimitBytes);
-    if (!read.ok) {
-      const reason = `body over the limit of ${options.bodyLimitBytes} bytes (ingest.bodyLimitBytes)`;
-      keep(
-        `${reason}; first ${Math.min(read.head.length, OVERSIZE_DEAD_LETTER_BYTES)} bytes kept`,
-        withoutCutWord(read.head.subarray(0, OVERSIZE_DEAD_LETTER_BYTES).toString('utf8')),
+    // This body's bytes, counted in `pendingBytes` from the moment they are held until it is answered.
+    let held = 0;
+    /** Holds `bytes` more of this body; no when other bodies are held and the total would pass the bound. */
+    const hold = (bytes: number): boolean => {
+      if (pendingBytes > held && pendingBytes + bytes > maxPendingBytes) return false;
+      pendingBytes += bytes;
+      held += bytes;
+      return true;
+    };
+    try {
+      const declared = Number(request.headers['content-length']);
+      const declaredOk = Number.isFinite(declared) && declared <= options.bodyLimitBytes;
+      if (declaredOk && !hold(declared)) return refuseBusy(request, response);
+      const read = await readBodyWithin(request, options.bodyLimitBytes, declaredOk ? undefined : hold);
+      if (!read.ok && read.refused === 'hold') return refuseBusy(request, response);
+      if (!read.ok) {
+        const reason = `body over the limit of ${options.bodyLimitBytes} bytes (ingest.bodyLimitBytes)`;
+        keep(
+          `${reason}; first ${Math.min(read.head.length, OVERSIZE_DEAD_LETTER_BYTES)} bytes kept`,
+          withoutCutWord(read.head.subarray(0, OVERSIZE_DEAD_LETTER_BYTES).toString('utf8')),
+        );
+        logger.warn({ limit: options.bodyLimitBytes }, 'refused an over-limit body');
+        // The rest of the body is never buffered; the connection cannot carry another request.
+        sendJson(response, 413, { error: reason }, { connection: 'close' });
+        discardRest(request, { maxBytes: options.bodyLimitBytes, maxMs: OVERSIZE_LINGER_MS });
+        return;
+      }
+      // A retry of an event already applied (its eventId) counts as accepted: a retried request gets the first one's 202.
+      let duplicates = 0;
+      // In turn with every other request, the event loop let through between them (src/serve/fair-queue.ts).
+      const outcome = await ingestQueue.run(() =>
+        ingestBody(read.body.toString('utf8'), format, {
+          ingestBatch: (inputs) => {
+            const results = runtime.ingestBatch(inputs);
+            for (const result of results) if (result.ok && result.duplicate) duplicates++;
+            return results;
+          },
+          deadLetter: keep,
+        }),
       );
-      logger.warn({ limit: options.bodyLimitBytes }, 'refused an over-limit body');
-      // The rest of the body is never buffered; the connection cannot carry another request.
-      sendJson(response, 413, { error: reason }, { connection: 'close' });
-      discardRest(request, { maxBytes: options.bodyLimitBytes, maxMs: OVERSIZE_LINGER_MS });
-      return;
+      for (const rejected of outcome.rejected) {
+        logger.warn({ line: rejected.line, error: loggableError(rejected.error) }, 'rejected an event');
+      }
+      if (outcome.bodyError !== undefined)
+        logger.warn({ error: loggableError(outcome.bodyError) }, 'rejected a body');
+      const counts = { accepted: outcome.accepted, rejected: outcome.rejected, duplicates };
+      if (outcome.accepted > 0) {
+        // Acknowledge only what a crash cannot lose: the run record and the turns' snapshots are committed
+        // (a duplicate's first copy too, when it came in this same tick).
+        await runtime.sync();
+        sendJson(response, 202, counts);
+      } else {
+        const error = outcome.bodyError ?? `no event accepted: ${outcome.rejected.length} rejected`;
+        sendJson(response, 400, { ...counts, error });
+      }
+    } finally {
+      pendingBytes -= held;
+      if (pendingBytes === 0) overloaded = false;
     }
-    // A retry of an event already applied (its eventId) counts as accepted: a retried request gets the first one's 202.
-    let duplicates = 0;
-    // In turn with every other request, the event loop let through between them (src/serve/fair-queue.ts).
-    const outcome = await ingestQueue.run(() =>
-      ingestBody(read.body.toString('utf8'), format, {
-        ingestBatch: (inputs) => {
-          const results = runtime.ingestBatch(inputs);
-          for (const result of results) if (result.ok && result.duplicate) duplicates++;
-          return results;
-        },
-        deadLetter: keep,
-      }),
+  }
+
+  /**
+   * 503 to a body that would take the bodies held past `maxPendingBytes`: it
+   * is not read (nothing of it is applied or kept) and the client sends it
+   * again after Retry-After. The connection is closed, as after a 413.
+   */
+  function refuseBusy(request: IncomingMessage, response: ServerResponse): void {
+    if (!overloaded) {
+      overloaded = true;
+      logger.warn(
+        { pendingBytes, maxPendingBytes },
+        'refusing bodies (503) until the ones held are answered (ingest.maxPendingBytes)',
+      );
+    }
+    sendJson(
+      response,
+      503,
+      {
+        error:
+          `busy: ${pendingBytes} bytes of bodies are being ingested, and this one would pass ` +
+          `ingest.maxPendingBytes (${maxPendingBytes}); nothing of it was applied, send it again after ` +
+          `${PENDING_RETRY_AFTER_S} s`,
+      },
+      { 'retry-after': String(PENDING_RETRY_AFTER_S), connection: 'close' },
     );
-    for (const rejected of outcome.rejected) {
-      logger.warn({ line: rejected.line, error: loggableError(rejected.error) }, 'rejected an event');
-    }
-    if (outcome.bodyError !== undefined)
-      logger.warn({ error: loggableError(outcome.bodyError) }, 'rejected a body');
-    const counts = { accepted: outcome.accepted, rejected: outcome.rejected, duplicates };
-    if (outcome.accepted > 0) {
-      // Acknowledge only what a crash cannot lose: the run record and the turns' snapshots are committed
-      // (a duplicate's first copy too, when it came in this same tick).
-      await runtime.sync();
-      sendJson(response, 202, counts);
-    } else {
-      const error = outcome.bodyError ?? `no event accepted: ${outcome.rejected.length} rejected`;
-      sendJson(response, 400, { ...counts, error });
-    }
+    discardRest(request, { maxBytes: options.bodyLimitBytes, maxMs: OVERSIZE_LINGER_MS });
   }
 
   async function getTurn(encodedId: string, response: ServerResponse): Promise<void> {

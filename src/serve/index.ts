@@ -121,6 +121,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       port: config.ingest.port,
       ...(config.ingest.token === undefined ? {} : { token: config.ingest.token }),
       bodyLimitBytes: config.ingest.bodyLimitBytes,
+      maxPendingBytes: config.ingest.maxPendingBytes,
       headersTimeoutMs: config.ingest.headersTimeoutMs,
       bodyTimeoutMs: config.ingest.bodyTimeoutMs,
       deadLetter: (record) => store.deadLetter(record),

@@ -15,6 +15,7 @@ describe('the serve sections of the config', () => {
       host: '127.0.0.1',
       port: 8787,
       bodyLimitBytes: 1_048_576,
+      maxPendingBytes: 16_777_216,
       shutdownTimeoutMs: 10_000,
       headersTimeoutMs: 10_000,
       bodyTimeoutMs: 30_000,
