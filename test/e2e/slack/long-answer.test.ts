@@ -26,7 +26,8 @@ async function answerTurn(text: string) {
   return landed(e.creates()).filter((c) => c.thread === null);
 }
 
-const unescapeSlack = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeSlack = (text: string) =>
+  text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 describe('slack E2E: a long answer', () => {
   it('100,000 "A"s arrive whole, in order, in messages within 40,000 characters', async () => {
