@@ -96,6 +96,28 @@ export type DeliveryOutput =
       turnId?: string;
     };
 
+/** A write's error (post, edit or reaction): wait and retry while the platform allows, else fail. */
+const errorOf = ({ event }: { event: { error: unknown } }) => ({ error: event.error });
+const retryOrFail = [
+  {
+    guard: { type: 'canRetryRateLimited', params: errorOf },
+    target: 'waiting',
+    actions: [
+      { type: 'recordFailure', params: errorOf },
+      {
+        type: 'reportRateLimited',
+        params: ({ event }: { event: { error: unknown } }) => ({ retryAfterMs: retryAfterOf(event.error) }),
+      },
+    ],
+  },
+  {
+    guard: { type: 'canRetry', params: errorOf },
+    target: 'waiting',
+    actions: { type: 'recordFailure', params: errorOf },
+  },
+  { target: 'failed', actions: { type: 'recordFailure', params: errorOf } },
+] as const;
+
 export const deliveryMachine = setup({
   types: {
     context: {} as DeliveryContext,
@@ -197,28 +219,7 @@ export const deliveryMachine = setup({
             }),
           },
         },
-        onError: [
-          {
-            guard: { type: 'canRetryRateLimited', params: ({ event }) => ({ error: event.error }) },
-            target: 'waiting',
-            actions: [
-              { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-              {
-                type: 'reportRateLimited',
-                params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-              },
-            ],
-          },
-          {
-            guard: { type: 'canRetry', params: ({ event }) => ({ error: event.error }) },
-            target: 'waiting',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-          },
-          {
-            target: 'failed',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-          },
-        ],
+        onError: retryOrFail,
       },
     },
     /** A reaction on a message (the host's, through the channel adapter); retried like an edit. */
@@ -244,28 +245,7 @@ export const deliveryMachine = setup({
             }),
           },
         },
-        onError: [
-          {
-            guard: { type: 'canRetryRateLimited', params: ({ event }) => ({ error: event.error }) },
-            target: 'waiting',
-            actions: [
-              { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-              {
-                type: 'reportRateLimited',
-                params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-              },
-            ],
-          },
-          {
-            guard: { type: 'canRetry', params: ({ event }) => ({ error: event.error }) },
-            target: 'waiting',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-          },
-          {
-            target: 'failed',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-          },
-        ],
+        onError: retryOrFail,
       },
     },
     posting: {
@@ -287,28 +267,7 @@ export const deliveryMachine = setup({
             actions: { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
           },
         ],
-        onError: [
-          {
-            guard: { type: 'canRetryRateLimited', params: ({ event }) => ({ error: event.error }) },
-            target: 'waiting',
-            actions: [
-              { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-              {
-                type: 'reportRateLimited',
-                params: ({ event }) => ({ retryAfterMs: retryAfterOf(event.error) }),
-              },
-            ],
-          },
-          {
-            guard: { type: 'canRetry', params: ({ event }) => ({ error: event.error }) },
-            target: 'waiting',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-          },
-          {
-            target: 'failed',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-          },
-        ],
+        onError: retryOrFail,
       },
     },
     waiting: {
