@@ -7,13 +7,10 @@
  * and every acknowledged stray shows in it once.
  */
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type GchatEmulatorOptions, startGchatEmulator } from '../../../src/emulators/gchat/index.js';
 import { firstLine } from '../../cli/cli.helpers.js';
-import { startServeProcess } from './serve-process.js';
+import { serveConfigFile, startServeProcess } from './serve-process.js';
 
 const SPACE = 'gchat:spaces/STRAYS';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -34,17 +31,10 @@ describe('serve: kill -9 while a stray message is live, restart on the same data
   it('keeps editing the same stray message, with every acknowledged stray once', async () => {
     const emulator = await startGchatEmulator({ limits: [] } satisfies GchatEmulatorOptions);
     cleanups.push(() => emulator.close());
-    const dir = mkdtempSync(join(tmpdir(), 'turnlog-strays-kill9-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const configPath = join(dir, 'turnlog.json');
-    writeFileSync(
-      configPath,
-      JSON.stringify({
-        ingest: { host: '127.0.0.1', port: 0 },
-        store: { path: join(dir, 'turnlog.sqlite') },
-        platforms: { gchat: { apiUrl: emulator.url } },
-        log: { level: 'error' },
-      }),
+    const configPath = serveConfigFile(
+      'turnlog-strays-kill9-',
+      { gchat: { apiUrl: emulator.url } },
+      cleanups,
     );
     const strayCreates = () =>
       emulator.state.calls().filter((c) => c.op === 'create' && c.status < 300 && c.text?.includes('stray'));
