@@ -384,10 +384,11 @@ describe('runTurnModel options', () => {
   it('uses your settings over its defaults', () => {
     const config = resolveTurnModelConfig({ settings: { strategy: 'hybrid', editDebounceMs: 250 } });
     expect(config.settings).toMatchObject({ strategy: 'hybrid', editDebounceMs: 250, maxChars: 3500 });
-    expect(config.capabilities.silentPosts).toBe(false);
+    expect(config.capabilities.silentPosts).toBe(true);
     expect(
       resolveTurnModelConfig({ platform: 'discord', settings: { maxChars: 2000 } }).capabilities.silentPosts,
     ).toBe(true);
+    expect(resolveTurnModelConfig({ platform: 'slack' }).capabilities.silentPosts).toBe(false);
   });
 });
 

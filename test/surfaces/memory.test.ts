@@ -225,9 +225,14 @@ describe('memory surface: capabilities', () => {
     await discord.post({ space: 'discord:42', frame: prose('first') });
     expect(discord.calls.map((c) => c.notifies)).toEqual([false, true]);
 
+    // Google Chat has silent posts too (NOTIFICATION_TYPE_SILENT); Slack has none.
     const gchat = createMemorySurface();
     await gchat.post({ space: SPACE, frame: prose('rollover'), silent: true });
-    expect(gchat.calls[0]?.notifies).toBe(true);
+    expect(gchat.calls[0]?.notifies).toBe(false);
+
+    const slack = createMemorySurface({ platform: 'slack' });
+    await slack.post({ space: 'slack:C42', frame: prose('rollover'), silent: true });
+    expect(slack.calls[0]?.notifies).toBe(true);
   });
 
   it('records the broad mentions each platform would parse, on posts and edits', async () => {

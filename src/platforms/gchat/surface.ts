@@ -1,7 +1,10 @@
 /**
  * The Google Chat surface: the ChatSurface port over googleapis Chat v1.
  *
- * - post: `spaces.messages.create`; a thread reply names the thread
+ * - post: `spaces.messages.create`; a `silent` post sets
+ *   `createMessageNotificationOptions.notificationType` to
+ *   `NOTIFICATION_TYPE_SILENT` ("as if the recipients have Chat Do Not
+ *   Disturb enabled", app authentication only); a thread reply names the thread
  *   (`thread.name`, turnlog's GChat thread id) with
  *   `REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD`; a root message without a known
  *   thread is looked up once (`spaces.messages.get`) for its `thread.name`.
@@ -59,11 +62,13 @@ export const GCHAT_STRICT_TEXT_CHARS = 4096;
  * A message may take 32,000 bytes (https://developers.google.com/workspace/chat/create-messages):
  * 7,000 characters stay within it even at UTF-8's 4 bytes a character, with room for the
  * rendering's markup, so a 200-event turn's log fits one message instead of rolling over into a
- * second, notifying one. Threads only in named spaces; `requestId` is idempotent; cardsV2 with buttons.
+ * second message. Threads only in named spaces; `requestId` is idempotent; cardsV2 with buttons.
+ * A post can be silent (`createMessageNotificationOptions.notificationType: NOTIFICATION_TYPE_SILENT`,
+ * https://developers.google.com/workspace/chat/api/reference/rest/v1/spaces.messages/create).
  */
 export const GCHAT_CAPABILITIES: Readonly<PlatformCapabilities> = {
   maxChars: 7000,
-  silentPosts: false,
+  silentPosts: true,
   threadsInDms: false,
   idempotentCreate: true,
   cards: true,
@@ -73,6 +78,8 @@ export const GCHAT_CAPABILITIES: Readonly<PlatformCapabilities> = {
 };
 
 const REPLY_OPTION = 'REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD';
+/** Sent for a silent post: no one is notified of the new message. */
+const SILENT_NOTIFICATION = { 'createMessageNotificationOptions.notificationType': 'NOTIFICATION_TYPE_SILENT' };
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 function abortError(): DOMException {
@@ -149,6 +156,7 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
     thread: string | undefined,
     clientId: string | undefined,
     signal: AbortSignal | undefined,
+    silent: boolean,
   ): Promise<PostedMessage> {
     const messageId = clientId === undefined ? undefined : clientMessageIdFor(clientId);
     const params: chat_v1.Params$Resource$Spaces$Messages$Create = {
@@ -156,6 +164,7 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
       requestBody: { ...body, ...(thread === undefined ? {} : { thread: { name: thread } }) },
       ...(thread === undefined ? {} : { messageReplyOption: REPLY_OPTION }),
       ...(clientId === undefined ? {} : { requestId: requestIdFor(clientId), messageId }),
+      ...(silent ? SILENT_NOTIFICATION : {}),
     };
     try {
       return postedOf(
@@ -183,12 +192,13 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
       const space = gchatSpaceName(req.space);
       const thread = req.thread ? await threadNameOf(space, req.thread, signal) : undefined;
       const { frame } = req;
+      const silent = req.silent === true;
       if (frame.kind !== 'card') {
-        return create(space, checkedBody(renderGchatMessage(frame)), thread, req.clientId, signal);
+        return create(space, checkedBody(renderGchatMessage(frame)), thread, req.clientId, signal, silent);
       }
       const card = { cardsV2: gchatCard(frame.card), fallbackText: renderCardText(frame.card) };
       try {
-        return await create(space, card, thread, req.clientId, signal);
+        return await create(space, card, thread, req.clientId, signal, silent);
       } catch (error) {
         if (!(isSurfaceError(error) && error.details.status === 400)) throw error;
         // Chat refused the card: the same request as text, with its own idempotency ids.
@@ -199,6 +209,7 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
           thread,
           fallbackId,
           signal,
+          silent,
         );
       }
     },

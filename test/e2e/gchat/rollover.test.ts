@@ -1,7 +1,8 @@
 /**
  * docs/test-plan.md, roll-over & length (9–11):
  * the condense strategies through the real runtime, the Google Chat surface
- * and googleapis, read back from the emulator.
+ * and googleapis, read back from the emulator. A rolled-over log's later
+ * messages are silent (issue 9: a long turn doesn't buzz once per message).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type GchatE2E, landed, startGchatE2E } from './harness.js';
@@ -57,6 +58,9 @@ describe('gchat E2E: roll-over & length', () => {
     const all = logs.map((m) => m.text).join('\n');
     for (let i = 0; i < 7; i++) expect(all).toContain(`-${i}.ts`);
     for (const m of logs) expect(m.text.length).toBeLessThanOrEqual(290);
+    // issue 9 · a long turn buzzes once: the log's later messages are created with NOTIFICATION_TYPE_SILENT.
+    expect(creates.map((c) => c.notifies)).toEqual([true, ...creates.slice(1).map(() => false)]);
+    expect(creates.slice(1).every((c) => c.details?.notificationType === 'NOTIFICATION_TYPE_SILENT')).toBe(true);
   });
 
   it('10: drop-earliest keeps one message and drops old entries', async () => {

@@ -166,7 +166,7 @@ describe('gchat surface: shape and input', () => {
     expect(h.surface.platform).toBe('gchat');
     expect(h.surface.capabilities).toEqual({
       maxChars: 7000,
-      silentPosts: false,
+      silentPosts: true,
       threadsInDms: false,
       idempotentCreate: true,
       cards: true,
