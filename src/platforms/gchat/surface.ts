@@ -79,7 +79,9 @@ export const GCHAT_CAPABILITIES: Readonly<PlatformCapabilities> = {
 
 const REPLY_OPTION = 'REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD';
 /** Sent for a silent post: no one is notified of the new message. */
-const SILENT_NOTIFICATION = { 'createMessageNotificationOptions.notificationType': 'NOTIFICATION_TYPE_SILENT' };
+const SILENT_NOTIFICATION = {
+  'createMessageNotificationOptions.notificationType': 'NOTIFICATION_TYPE_SILENT',
+};
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 function abortError(): DOMException {

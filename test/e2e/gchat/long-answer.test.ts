@@ -60,7 +60,9 @@ describe('gchat E2E: a long answer', () => {
 
   it('a code block longer than a part arrives as whole ```ts blocks, each within the limit', async () => {
     const code = Array.from({ length: 1000 }, (_, i) => `const value${i} = compute(${i});`);
-    const answers = await answerTurn(['Here is the file:', '', '```ts', ...code, '```', '', 'Done.'].join('\n'));
+    const answers = await answerTurn(
+      ['Here is the file:', '', '```ts', ...code, '```', '', 'Done.'].join('\n'),
+    );
     expect(e.calls().filter((c) => c.status >= 400)).toEqual([]);
     expect(answers.length).toBeGreaterThan(2);
     const texts = answers.map((c) => c.text ?? '');

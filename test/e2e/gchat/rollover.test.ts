@@ -60,7 +60,9 @@ describe('gchat E2E: roll-over & length', () => {
     for (const m of logs) expect(m.text.length).toBeLessThanOrEqual(290);
     // issue 9 · a long turn buzzes once: the log's later messages are created with NOTIFICATION_TYPE_SILENT.
     expect(creates.map((c) => c.notifies)).toEqual([true, ...creates.slice(1).map(() => false)]);
-    expect(creates.slice(1).every((c) => c.details?.notificationType === 'NOTIFICATION_TYPE_SILENT')).toBe(true);
+    expect(creates.slice(1).every((c) => c.details?.notificationType === 'NOTIFICATION_TYPE_SILENT')).toBe(
+      true,
+    );
   });
 
   it('10: drop-earliest keeps one message and drops old entries', async () => {
