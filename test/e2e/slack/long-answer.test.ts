@@ -5,6 +5,10 @@
  * escaped (`&amp;` is five characters), so an answer of 36,000 characters
  * could come to 90,000 and lose its tail to the cut at 40,000 (found by the
  * issue 9 audit: the turn said `ok`, with no dead letter).
+ * A ``` code block split across parts is closed at the end of one part and
+ * reopened with its info string in the next, the fences within the limit
+ * too (issue 9 audit). Slack has no silent posts: parts 2..N notify as any
+ * new message does (docs/platforms.md).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { landed, type SlackE2E, startSlackE2E } from './harness.js';
@@ -46,5 +50,26 @@ describe('slack E2E: a long answer', () => {
     expect(answers.length).toBeGreaterThan(1);
     expect(answers.every((c) => (c.text?.length ?? 0) <= SLACK_MAX)).toBe(true);
     expect(answers.map((c) => unescapeSlack(c.text ?? '')).join('')).toBe(text);
+  });
+
+  it('a code block longer than a part arrives as whole ```ts blocks, each within 40,000 once escaped', async () => {
+    const code = Array.from({ length: 2000 }, (_, i) => `if (a < b && c > ${i}) run(${i});`);
+    const answers = await answerTurn(['Here:', '', '```ts', ...code, '```', '', 'Done.'].join('\n'));
+    expect(e.calls().filter((c) => c.status >= 400)).toEqual([]);
+    expect(answers.length).toBeGreaterThan(1);
+    const texts = answers.map((c) => c.text ?? '');
+    expect(texts.every((t) => t.length <= SLACK_MAX)).toBe(true);
+    for (const text of texts.filter((t) => t.includes('run('))) {
+      const lines = text.split('\n');
+      const open = lines.indexOf('```ts');
+      expect(open).toBeGreaterThanOrEqual(0);
+      expect(lines.findIndex((l) => l.startsWith('if ('))).toBeGreaterThan(open);
+      expect(lines.indexOf('```', open + 1)).toBeGreaterThan(
+        lines.findLastIndex((l) => l.startsWith('if (')),
+      );
+    }
+    const codeLines = texts.flatMap((t) => unescapeSlack(t).split('\n')).filter((l) => l.startsWith('if ('));
+    expect(codeLines).toEqual(code);
+    expect(e.runtime.turn('T1')).toMatchObject({ outcome: 'ok', deadLetters: 0 });
   });
 });
