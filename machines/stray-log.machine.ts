@@ -16,6 +16,10 @@
  * platform's not-found: Google Chat 404, Slack `message_not_found`, Discord
  * 10008) posts a fresh message carrying all of its lines, which notifies once.
  *
+ * Shutdown: `strays.flush` (a graceful stop with flush) sends what waits
+ * for the budget or for a retry at once, through a terminal slot as a turn's
+ * last frame goes; a write in flight is waited for (the runtime asks again).
+ *
  * Restarts: the runtime persists the log's snapshot (docs/architecture.md,
  * "Stray log") and restores it; XState does not restore timers, so every
  * waiting state re-enters itself on `strays.recover`, and the window re-opens
@@ -109,6 +113,8 @@ export type StrayLogEvent =
   | { type: 'strays.add'; line: FrameLine; at: number }
   /** Sent after restoring a persisted snapshot, with the time: re-arms the timers. */
   | { type: 'strays.recover'; now: number }
+  /** A graceful stop with flush: what waits goes out now, through a terminal slot. */
+  | { type: 'strays.flush' }
   | BudgetReplyEvent;
 
 /** A new message; lines the old one will not show (no write carries them) carry over. */
@@ -135,6 +141,8 @@ export const strayLogMachine = setup({
   },
   actions: {
     requestProgressToken: () => {},
+    /** At shutdown: a slot that goes ahead of progress frames, as a turn's last frame does. */
+    bookTerminalSlot: () => {},
     reportRateLimited: (_, _params: { retryAfterMs: number }) => {},
     /** Lines no write could show: kept as a dead letter with the reason. */
     deadLetter: (_, _params: { lines: FrameLine[]; error: unknown }) => {},
@@ -301,6 +309,7 @@ export const strayLogMachine = setup({
           entry: 'requestProgressToken',
           on: {
             'strays.recover': { target: 'asking', reenter: true },
+            'strays.flush': 'flushing',
             'budget.granted': 'writing',
             'budget.refused': {
               target: 'waiting',
@@ -310,7 +319,15 @@ export const strayLogMachine = setup({
         },
         waiting: {
           after: { retryIn: 'asking' },
-          on: { 'strays.recover': { target: 'waiting', reenter: true } },
+          on: { 'strays.recover': { target: 'waiting', reenter: true }, 'strays.flush': 'flushing' },
+        },
+        /** Shutdown: the unshown lines wait for a terminal slot only, not for their turn at a progress token. */
+        flushing: {
+          entry: 'bookTerminalSlot',
+          on: {
+            'strays.recover': { target: 'flushing', reenter: true },
+            'budget.funded': 'writing',
+          },
         },
         writing: {
           entry: 'markSending',
@@ -376,7 +393,7 @@ export const strayLogMachine = setup({
         },
         backoff: {
           after: { writeRetry: 'asking' },
-          on: { 'strays.recover': { target: 'backoff', reenter: true } },
+          on: { 'strays.recover': { target: 'backoff', reenter: true }, 'strays.flush': 'flushing' },
         },
       },
     },

@@ -178,8 +178,9 @@ export interface Runtime {
   /**
    * Stops every actor. Live turns stay persisted in the store for the next
    * runtime. With `flush`, every live turn first sends its pending frame
-   * through a terminal slot and deliveries in flight finish, for at most
-   * `timeoutMs` (default 10 s); resolves `{flushed}` telling whether all did.
+   * through a terminal slot, every space's stray log its unshown lines (the
+   * same way), and deliveries in flight finish, for at most `timeoutMs`
+   * (default 10 s); resolves `{flushed}` telling whether all did.
    */
   stop(opts?: StopOptions): Promise<{ flushed: boolean }>;
   /** The root actor (for inspection and tests). */
@@ -208,6 +209,10 @@ function isQuiet(snapshot: AnyMachineSnapshot): boolean {
     (state) => snapshot.matches(state as never),
   );
 }
+
+/** A stray log with nothing to write and no write in flight. */
+const isStrayLogQuiet = (snapshot: AnyMachineSnapshot): boolean =>
+  snapshot.matches({ writer: 'idle' } as never);
 
 /** What the runtime remembers of recently finished turns without asking the store. */
 const RECENT_SUMMARIES = 1000;
@@ -850,9 +855,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return undefined;
   }
 
-  /** Live turn and delivery actors of every space. */
-  function liveChildren(): { turns: AnyActorRef[]; deliveries: number } {
+  /** Live turn and delivery actors of every space, and its stray log. */
+  function liveChildren(): { turns: AnyActorRef[]; deliveries: number; strays: AnyActorRef[] } {
     const turns: AnyActorRef[] = [];
+    const strays: AnyActorRef[] = [];
     let deliveries = 0;
     for (const space of Object.values(root.getSnapshot().children) as (AnyActorRef | undefined)[]) {
       const children = (space?.getSnapshot().children ?? {}) as Record<string, AnyActorRef | undefined>;
@@ -860,30 +866,35 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (child?.getSnapshot().status !== 'active') continue;
         if (id.startsWith('turn:')) turns.push(child);
         else if (id.startsWith('delivery:')) deliveries++;
+        else if (id === 'strays') strays.push(child);
       }
     }
-    return { turns, deliveries };
+    return { turns, deliveries, strays };
   }
 
   /**
-   * Asks every live turn to flush until none has anything pending or in
-   * flight (a turn busy posting is asked again once it is done), in real time:
-   * a shutdown has a wall-clock deadline whatever clock drives the actors.
+   * Asks every live turn and every space's stray log to flush until none has
+   * anything pending or in flight (one busy writing is asked again once it is
+   * done), in real time: a shutdown has a wall-clock deadline whatever clock
+   * drives the actors.
    */
   async function flushAll(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { turns, deliveries } = liveChildren();
+      const { turns, deliveries, strays } = liveChildren();
       const busy = turns.filter((turn) => !isQuiet(turn.getSnapshot() as AnyMachineSnapshot));
-      if (busy.length === 0 && deliveries === 0) return true;
+      const straysBusy = strays.filter((log) => !isStrayLogQuiet(log.getSnapshot() as AnyMachineSnapshot));
+      if (busy.length === 0 && deliveries === 0 && straysBusy.length === 0) return true;
       if (Date.now() >= deadline) {
         logger.warn('shutdown flush timed out; the rest stays persisted for the next start', {
           turns: busy.length,
           deliveries,
+          strayLogs: straysBusy.length,
         });
         return false;
       }
       for (const turn of busy) turn.send({ type: 'turn.flush' });
+      for (const log of straysBusy) log.send({ type: 'strays.flush' });
       await new Promise((resolve) => setTimeout(resolve, FLUSH_POLL_MS));
     }
   }

@@ -52,6 +52,19 @@ export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImple
             }),
           )
         : raise({ type: 'budget.granted' as const }),
+      // At shutdown (`strays.flush`): a terminal slot, so the strays go out within the stop's flush bound.
+      bookTerminalSlot: useBudget
+        ? sendTo(
+            ({ system, context }) => system.get(budgetOf(context.space)),
+            ({ context, self }) => ({
+              type: 'budget.terminal.book' as const,
+              cardId: `strays@${context.space}`,
+              channel: rateChannel(context.space, undefined, platforms),
+              write: context.messageId === null ? ('post' as const) : ('edit' as const),
+              replyTo: self,
+            }),
+          )
+        : raise({ type: 'budget.funded' as const }),
       reportRateLimited: useBudget
         ? sendTo(
             ({ system, context }) => system.get(budgetOf(context.space)),

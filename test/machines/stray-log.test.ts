@@ -246,3 +246,54 @@ describe('stray log: a write that fails after its window closed', () => {
     s.actor.stop();
   });
 });
+
+describe('stray log: strays.flush (a graceful stop with flush)', () => {
+  it('lines waiting out a back-off go out at once, with no time passing', async () => {
+    const s = startStrayLog();
+    s.add('shown before');
+    await s.advance(1_000);
+    const message = s.creates()[0]?.messageId;
+    s.surface.fail({ op: 'update', status: 503, times: 1 });
+    s.add('waiting in a backoff');
+    await settle();
+    expect(s.actor.getSnapshot().value).toEqual({ window: 'open', writer: 'backoff' });
+    s.actor.send({ type: 'strays.flush' });
+    await settle();
+    expect(s.actor.getSnapshot().value).toEqual({ window: 'open', writer: 'idle' });
+    const text = s.surface.messages(s.space).find((m) => m.id === message)?.text ?? '';
+    expect(text).toContain('waiting in a backoff');
+    expect(s.creates()).toHaveLength(1);
+    s.actor.stop();
+  });
+
+  it('an idle log ignores it; a log persisted while flushing books its slot again on recover', async () => {
+    const clock = new SimulatedClock();
+    const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
+    const first = startStrayLog({ clock, surface });
+    first.add('shown before');
+    await first.advance(1_000);
+    first.actor.send({ type: 'strays.flush' });
+    expect(first.actor.getSnapshot().value).toEqual({ window: 'open', writer: 'idle' });
+    surface.fail({ op: 'update', status: 503, times: 1 });
+    first.add('unshown at the stop');
+    await settle();
+    expect(first.actor.getSnapshot().value).toEqual({ window: 'open', writer: 'backoff' });
+    // Persisted as if the stop's flush came while its terminal slot was being booked.
+    const persisted = structuredClone(first.actor.getPersistedSnapshot()) as unknown as { value: unknown };
+    persisted.value = { window: 'open', writer: 'flushing' };
+    first.actor.stop();
+
+    const second = startStrayLog({ clock, surface, persisted });
+    second.actor.send({ type: 'strays.recover', now: clock.now() });
+    await settle();
+    // Written at once (no back-off waited out), into the same message.
+    expect(second.actor.getSnapshot().value).toEqual({ window: 'open', writer: 'idle' });
+    expect(second.creates()).toHaveLength(1);
+    const text = surface
+      .messages(second.space)
+      .map((m) => m.text)
+      .join('\n');
+    expect(text.split('unshown at the stop').length - 1).toBe(1);
+    second.actor.stop();
+  });
+});
