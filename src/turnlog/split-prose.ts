@@ -129,13 +129,13 @@ function cutFrom(
   const reach = reachWithin(text, start, budget, unitsOf);
   if (reach === text.length) return { at: reach, next: reach };
   let [at, skip] = breakAfter(text, start, start, reach);
-  let block = blocks.find((b) => b.openStart < at && at < b.closeEnd);
+  let block = blockAround(blocks, at);
   // Cut in or right after a block's opening line: end the part before the block
   // instead, or, when the part begins with that line, cut inside its content.
   if (block !== undefined && at < block.contentStart) {
     if (block.openStart > start) return { at: block.openStart - 1, next: block.openStart };
     [at, skip] = breakAfter(text, start, block.contentStart - 1, reach);
-    block = blocks.find((b) => b.openStart < at && at < b.closeEnd);
+    block = blockAround(blocks, at);
     if (block !== undefined && at < block.contentStart) return { at, next: at };
   }
   if (block === undefined) return { at, next: at + skip };
@@ -148,11 +148,26 @@ function cutFrom(
   return { at, next, closes: block, reopens: block };
 }
 
+/** The block `at` falls inside (after its opening line's start, before its closing line's end), by binary search. */
+function blockAround(blocks: readonly FencedBlock[], at: number): FencedBlock | undefined {
+  let lo = 0;
+  let hi = blocks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (blocks[mid]!.openStart < at) lo = mid + 1;
+    else hi = mid;
+  }
+  const block = blocks[lo - 1];
+  return block !== undefined && at < block.closeEnd ? block : undefined;
+}
+
 /** The last paragraph break in reach past `floor`, else the last line break, else a hard cut: where, and the breaks to drop. */
 function breakAfter(text: string, start: number, floor: number, reach: number): [at: number, skip: number] {
-  const paragraph = text.lastIndexOf('\n\n', reach - 1);
+  // Searched in the part's window only: a text with no break at all costs one pass, not one per part.
+  const window = text.slice(start, reach + 1);
+  const paragraph = start + window.lastIndexOf('\n\n');
   if (paragraph > floor) return [paragraph, 2];
-  const line = text.lastIndexOf('\n', reach);
+  const line = start + window.lastIndexOf('\n');
   if (line > floor) return [line, 1];
   return [hardCut(text, start, reach), 0];
 }
