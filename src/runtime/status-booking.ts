@@ -95,23 +95,28 @@ export interface StatusBookingDeps {
 }
 
 /**
- * Books one status write with the space's budget: true to send it, false to
- * skip it. `clear`: the finished turn's clear, which waits for its turn.
+ * Books one status write with the space's budget, for the turn's card
+ * (`cardId`: the turn id, the card the budget already knows; a status never
+ * adds a card to the fair share): true to send it, false to skip it. A
+ * status of no known turn is skipped, never sent outside the budget.
+ * `clear`: the finished turn's clear, which waits for its turn.
  */
 export function createStatusBooking({ platforms, useBudget }: StatusBookingDeps) {
   return async (
+    cardId: string | undefined,
     req: StatusRequest,
     clear: boolean,
     system: BookingSystem,
     signal: AbortSignal,
   ): Promise<boolean> => {
     if (!useBudget) return true;
+    if (cardId === undefined) return false;
     const budget = system.get(budgetSystemId(platforms.forSpace(req.space).id));
     if (budget === undefined) return true;
     const request = {
       type: 'budget.progress.request' as const,
-      // Not a card of the fair share: a status write of its own (its kind never waits in the line).
-      cardId: `status:${req.space}:${req.threadId}`,
+      // The turn's own card: its kind never waits in the line, and takes no edit token.
+      cardId,
       channel: rateChannel(req.space, req.threadId, platforms),
       write: 'status' as const,
     };

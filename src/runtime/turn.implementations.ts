@@ -6,6 +6,7 @@
 import { assign, fromPromise, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import {
+  type EditInput,
   type Frame,
   type PostedLog,
   type PostInput,
@@ -443,8 +444,8 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
     },
     actors: {
       postMessage: fromPromise<PostedLog, PostInput>(async ({ input: withStop, signal, system }) => {
-        const book = (req: StatusRequest, clear: boolean) => bookStatus(req, clear, system, signal);
-        const { stopFor, ...input } = withStop;
+        const { stopFor, turnId, ...input } = withStop;
+        const book = (req: StatusRequest, clear: boolean) => bookStatus(turnId, req, clear, system, signal);
         const surface = surfaceFor(input.space);
         const threadId = input.thread?.threadId;
         await paceFor(
@@ -462,8 +463,9 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
           await showStatus(surface, input.space, posted.threadId, input.frame, signal, book);
         return { ...posted, postedAt };
       }),
-      editMessage: fromPromise<void, EditRequest>(async ({ input, signal, system }) => {
-        const book = (req: StatusRequest, clear: boolean) => bookStatus(req, clear, system, signal);
+      editMessage: fromPromise<void, EditInput>(async ({ input: withTurn, signal, system }) => {
+        const { turnId, ...input } = withTurn;
+        const book = (req: StatusRequest, clear: boolean) => bookStatus(turnId, req, clear, system, signal);
         const surface = surfaceFor(input.space);
         const { space, threadId, messageId } = input;
         await paceFor(

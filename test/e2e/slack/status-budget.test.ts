@@ -2,7 +2,8 @@
 // booked with the budget (write kind `status`, Slack's own per-method limit), the one after each frame as
 // well as the quiet 90 s refresh. Thirty quiet turns refreshing their status and thirty busy ones whose
 // every frame brings a new tool: Slack's setStatus limit (50 a minute per app) is never crossed, no 429,
-// and every thread's status is cleared at the end.
+// and every thread's status is cleared at the end; a status is booked for its turn's card, so the budget
+// shares its edits among the turns' cards only.
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SlackE2E, startSlackE2E } from './harness.js';
 
@@ -22,6 +23,14 @@ const mostInAnyMinute = (ats: number[]): number => {
   }
   return most;
 };
+
+/** The cards the Slack budget shares its edits among. */
+const liveCards = (): number =>
+  (
+    e!.runtime.actor.system.get('budget:slack')?.getSnapshot() as
+      | { context: { budget: { registry: { liveCards: number } } } }
+      | undefined
+  )?.context.budget.registry.liveCards ?? 0;
 
 describe('slack E2E: assistant status under the budget', () => {
   it('frame statuses and quiet refreshes together stay within setStatus’s own limit; every status is cleared', async () => {
@@ -53,6 +62,8 @@ describe('slack E2E: assistant status under the budget', () => {
         );
       }
       await e.advance(2000);
+      // A status is booked for its turn's card: it never adds a card of its own to the fair share.
+      expect(liveCards()).toBeLessThanOrEqual(60);
     }
     for (const t of quiet) {
       e.send(
