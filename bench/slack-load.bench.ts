@@ -18,6 +18,8 @@
  *   card that shows it, against 1.25 × (live cards ÷ progress rate), the
  *   progress rate being what the issue's target assumes for progress frames
  *   (50 a minute minus the 10 kept for terminal frames).
+ * - the 👀 ack card: from turn_started to its post in the person's thread
+ *   (issue 11 item 2: within a second), p50 / p95 / max under this load.
  * Besides: the chat.postMessage calls (Slack limits them per channel, apart
  * from chat.update), the chat.update calls that were progress frames, and
  * the rate terminal frames took while cards were live — the 200 terminal
@@ -127,12 +129,15 @@ export default async function run(): Promise<void> {
   const schedule: [number, () => Promise<void> | void][] = [];
   /** A turn's tool calls: the line it adds (its path) and when it arrived. */
   const sent = new Map<string, { path: string; at: number }[]>();
+  /** A turn's start: the person's message (the card's thread) and when turn_started arrived. */
+  const started = new Map<string, { root: string; at: number }>();
   for (const turn of turns) {
     sent.set(turn.turnId, []);
     schedule.push([
       turn.startMs,
       async () => {
         const messageId = await inbound(turn.space, `please ${turn.turnId}`);
+        started.set(turn.turnId, { root: messageId, at: clock.now() });
         ingest({ type: 'turn_started', space: turn.space, turnId: turn.turnId, root: { messageId } });
       },
     ]);
@@ -219,6 +224,16 @@ export default async function run(): Promise<void> {
     liveMsTotal += (turn.steps.at(-1) ?? turn.startMs) + 1000 - turn.startMs;
   }
   lags.sort((a, b) => a - b);
+  // The 👀 ack card: turn_started → the first post in the person's thread.
+  const acks: number[] = [];
+  for (const turn of turns) {
+    const start = started.get(turn.turnId);
+    const card = start && posts.find((c) => c.thread === start.root);
+    if (start && card) acks.push(card.at - start.at);
+  }
+  acks.sort((a, b) => a - b);
+  const quantile = (sorted: number[], q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
   const p95 = lags[Math.min(lags.length - 1, Math.floor(lags.length * 0.95))] ?? 0;
   // Time-averaged over the span any card was live (the first start to the last end).
   const firstStart = Math.min(...turns.map((t) => t.startMs));
@@ -259,6 +274,12 @@ export default async function run(): Promise<void> {
       ['live cards (mean while any is live)', liveCards.toFixed(1), ''],
       ['p50 progress lag', `${((lags[Math.floor(lags.length / 2)] ?? 0) / 1000).toFixed(1)} s`, ''],
       ['p95 progress lag', `${(p95 / 1000).toFixed(1)} s`, `≤ ${(target / 1000).toFixed(1)} s`],
+      ['ack cards (👀) posted', `${acks.length}/${CARDS}`, `${CARDS}/${CARDS}`],
+      [
+        'ack card latency p50 / p95 / max (turn_started → post)',
+        [0.5, 0.95, 1].map((q) => `${(quantile(acks, q) / 1000).toFixed(1)} s`).join(' / '),
+        '≤ 1 s',
+      ],
       ['CPU', `${(cpuSeconds() - cpu0).toFixed(1)} s`, ''],
     ],
   );

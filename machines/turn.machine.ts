@@ -206,9 +206,13 @@ export type TurnEvent =
   | RefusedEvent
   | FundedEvent;
 
-/** What a post/edit actor needs: the request, and the turn of a log with Stop (for the card registry). */
-export type PostInput = PostRequest & { stopFor?: string };
-export type EditInput = EditRequest;
+/**
+ * What a post/edit actor needs: the request, the turn of a log with Stop (for
+ * the card registry), and the turn (`turnId`: its card in the budget, which
+ * the status written after the frame is booked for).
+ */
+export type PostInput = PostRequest & { stopFor?: string; turnId?: string };
+export type EditInput = EditRequest & { turnId?: string };
 /** Where a typing indicator shows: the log's thread, or the space (a top-level log). */
 export interface TypingInput {
   space: string;
@@ -249,6 +253,7 @@ const postInput = (context: TurnContext, placement: 'log' | 'top-level'): PostIn
   silent: context.logMessages.length > 0,
   clientId: clientIdFor(context.turnId, context.ordinal),
   ...stopOf(context),
+  turnId: context.turnId,
 });
 
 const editInput = (context: TurnContext): EditInput => ({
@@ -256,6 +261,7 @@ const editInput = (context: TurnContext): EditInput => ({
   messageId: context.current?.messageId ?? '',
   ...(context.current?.threadId ? { threadId: context.current.threadId } : {}),
   frame: logFrame(context),
+  turnId: context.turnId,
 });
 
 /** What `appendEntry` is told: the entry, the tool a `tool_call` starts, a policy decision, and the batch's following entries. */

@@ -8,7 +8,7 @@ import { fromPromise } from 'xstate';
 import type { Clock } from '../clock.js';
 
 /** What pacing needs of the runtime's clock (XState's actor-system clock: the system clock, or a SimulatedClock in tests). */
-type Timers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+export type Timers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
 import type { TurnlogStore } from '../store/store.js';
@@ -79,7 +79,8 @@ function isPaced(surface: ChatSurface): surface is ChatSurface & PacedSurface {
 /** How often a call waits for its surface's pacing before it is sent anyway (the surface then refuses it as rate-limited). */
 const PACING_ROUNDS = 4;
 
-function sleepOn(clock: Timers, ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms` on the runtime's clock; rejects with the signal's reason when it aborts. */
+export function sleepOn(clock: Timers, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const onAbort = () => {

@@ -68,6 +68,34 @@ const BATCHED_ENTRY_TYPES: ReadonlySet<RunEvent['type']> = new Set([
   'command',
 ]);
 
+/**
+ * A live turn's answer whose `turn_ended` comes later in the same batch goes
+ * right after that end (with the turn's other answers before it, in order):
+ * the turn then books its final frame (✅) first and the answer takes the
+ * channel's next slot, so a person sees the card finished before, not about a
+ * second after, the answer (docs/events.md, "The answer and the final
+ * frame"). Null when `head` is no such answer.
+ */
+function answersAfterEnd(
+  context: SpaceContext,
+  head: RunEvent,
+  rest: readonly RunEvent[],
+): RunEvent[] | null {
+  const turnId = head.turnId;
+  if (head.type !== 'answer' || turnId === undefined || context.turns[turnId]?.mode !== 'live') return null;
+  const end = rest.findIndex((event) => event.type === 'turn_ended' && event.turnId === turnId);
+  if (end < 0) return null;
+  const before = rest.slice(0, end);
+  const isItsAnswer = (event: RunEvent) => event.type === 'answer' && event.turnId === turnId;
+  return [
+    ...before.filter((event) => !isItsAnswer(event)),
+    rest[end] as RunEvent,
+    head,
+    ...before.filter(isItsAnswer),
+    ...rest.slice(end + 1),
+  ];
+}
+
 /** Subagent nesting shown as indentation: the parent agent 0, a subagent 1, a nested one 2. */
 function depthOf(event: RunEvent): number {
   const nested = event.parentSubagentId !== undefined ? 1 : 0;
@@ -296,8 +324,14 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         // The next event goes the way of a `space.event` (it may start or end a turn), the rest after it.
         const stop = events[next];
         if (stop === undefined) return;
+        const rest = events.slice(next + 1);
+        const reordered = answersAfterEnd(context, stop, rest);
+        if (reordered !== null) {
+          enqueue.raise({ type: 'space.events', events: reordered });
+          return;
+        }
         enqueue.raise({ type: 'space.event', event: stop });
-        if (next + 1 < events.length) enqueue.raise({ type: 'space.events', events: events.slice(next + 1) });
+        if (rest.length > 0) enqueue.raise({ type: 'space.events', events: rest });
       }),
       // A stray: coalesced by the stray log, never a notifying message of its own.
       deliverOrphan: enqueueActions(({ context, enqueue }, params) => {

@@ -6,6 +6,7 @@
 import { assign, fromPromise, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import {
+  type EditInput,
   type Frame,
   type PostedLog,
   type PostInput,
@@ -42,6 +43,7 @@ import {
   type SurfacesByPlatform,
   surfaceResolver,
 } from './posting.js';
+import { createStatusBooking, type StatusRequest, statusDue } from './status-booking.js';
 
 export interface TurnImplementationDeps {
   /** One surface, or one per platform (the space's prefix picks it). */
@@ -165,12 +167,14 @@ export function statusOf(frame: SurfaceFrame): string | undefined {
 }
 
 /**
- * Rides on a log frame that landed: the frame's budget grant is the status's
- * (a progress-class write), so a status is never written outside the budget.
- * The surface skips a status it already shows unless Slack's two-minute
- * expiry is near (src/platforms/slack/assistant-status.ts). The status is
- * advisory: the frame has landed, so its failure does not fail the frame
- * (a workspace without it is remembered by the surface and not asked again).
+ * After a log frame landed: the status it implies, booked with the budget
+ * first (`book`, write kind `status`; src/runtime/status-booking.ts) unless
+ * the caller already holds a status token (the quiet refresh). Only a status
+ * the surface would send is booked: the surface skips one it already shows
+ * unless Slack's two-minute expiry is near (src/platforms/slack/assistant-status.ts).
+ * The status is advisory: the frame has landed, so its failure or refusal does
+ * not fail the frame (a workspace without it is remembered by the surface and
+ * not asked again).
  */
 async function showStatus(
   surface: ChatSurface,
@@ -178,10 +182,18 @@ async function showStatus(
   threadId: string,
   frame: SurfaceFrame,
   signal: AbortSignal,
+  book?: (req: StatusRequest, clear: boolean) => Promise<boolean>,
 ): Promise<void> {
   const status = statusOf(frame);
   if (surface.setStatus === undefined || status === undefined) return;
-  await surface.setStatus({ space, threadId, status }, { signal }).catch(() => undefined);
+  const req = { space, threadId, status };
+  if (book !== undefined) {
+    if (!statusDue(surface, req)) return;
+    const finished =
+      frame.kind === 'log' && frame.headline !== undefined && frame.headline.state !== 'running';
+    if (!(await book(req, finished && status === ''))) return;
+  }
+  await surface.setStatus(req, { signal }).catch(() => undefined);
 }
 
 export function createTurnImplementations(deps: TurnImplementationDeps): TurnImplementations {
@@ -193,6 +205,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
   const channelOf = (context: TurnContext): string =>
     rateChannel(context.space, context.current?.threadId ?? context.anchor?.threadId, platforms);
   const useBudget = (deps.budget ?? 'system') === 'system';
+  const bookStatus = createStatusBooking({ platforms, useBudget });
   /** The frame the budget is asked for is a post while no log message is current, else an edit of it. */
   const writeOf = (context: TurnContext): 'post' | 'edit' => (context.current === null ? 'post' : 'edit');
   const now = deps.now ?? Date.now;
@@ -431,7 +444,8 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
     },
     actors: {
       postMessage: fromPromise<PostedLog, PostInput>(async ({ input: withStop, signal, system }) => {
-        const { stopFor, ...input } = withStop;
+        const { stopFor, turnId, ...input } = withStop;
+        const book = (req: StatusRequest, clear: boolean) => bookStatus(turnId, req, clear, system, signal);
         const surface = surfaceFor(input.space);
         const threadId = input.thread?.threadId;
         await paceFor(
@@ -446,10 +460,12 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         const posted = await postOnce(surface, store, input, signal);
         if (stopFor !== undefined) await registerLog(input.space, posted, stopFor);
         if (input.thread !== undefined && posted.threadId !== undefined)
-          await showStatus(surface, input.space, posted.threadId, input.frame, signal);
+          await showStatus(surface, input.space, posted.threadId, input.frame, signal, book);
         return { ...posted, postedAt };
       }),
-      editMessage: fromPromise<void, EditRequest>(async ({ input, signal, system }) => {
+      editMessage: fromPromise<void, EditInput>(async ({ input: withTurn, signal, system }) => {
+        const { turnId, ...input } = withTurn;
+        const book = (req: StatusRequest, clear: boolean) => bookStatus(turnId, req, clear, system, signal);
         const surface = surfaceFor(input.space);
         const { space, threadId, messageId } = input;
         await paceFor(
@@ -461,7 +477,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         );
         await surface.edit(input, { signal });
         if (input.threadId !== undefined)
-          await showStatus(surface, input.space, input.threadId, input.frame, signal);
+          await showStatus(surface, input.space, input.threadId, input.frame, signal, book);
       }),
       // https://discord.com/developers/docs/resources/channel#trigger-typing-indicator (through ChatSurface.typing)
       showTyping: fromPromise<void, TypingInput>(async ({ input, signal, system }) => {
@@ -470,7 +486,8 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         await paceFor(surface, 'typing', input, system._clock, signal);
         await surface.typing(input, { signal });
       }),
-      // The surface re-sends a status only once its refresh is due (src/platforms/slack/assistant-status.ts).
+      // Its status token is booked by the machine (refreshingStatus); the surface re-sends a status only once
+      // its refresh is due (src/platforms/slack/assistant-status.ts).
       refreshStatus: fromPromise<void, EditRequest>(async ({ input, signal }) => {
         if (input.threadId === undefined) return;
         await showStatus(surfaceFor(input.space), input.space, input.threadId, input.frame, signal);

@@ -21,7 +21,7 @@ export interface SlackEmulatorOptions
    * no message (`thread_not_found`). Default false: as Slack.
    */
   strict?: boolean;
-  /** Socket Mode: the ack deadline (default 3 s), retries of an unacknowledged event (3), the disconnect grace (10 s). */
+  /** Socket Mode: the ack deadline (default 3 s), retries of an unacknowledged event (3), the disconnect grace (10 s), a ticket's lifetime (30 s), the ping interval (10 s). */
   socketMode?: SlackSocketModeOptions;
 }
 

@@ -6,7 +6,11 @@
  *   `{ok: true, url: "ws://HOST:PORT/link/?ticket=…&app_id=…"}`; another
  *   `xapp-` token is `invalid_auth`, a bot or user token
  *   `not_allowed_token_type` (as Slack answers them). A ticket opens one
- *   connection.
+ *   connection, and only within `ticketTtlMs` of being handed out: Slack's
+ *   URL is "temporary" and refreshed by calling the method again
+ *   (https://docs.slack.dev/reference/methods/apps.connections.open); it
+ *   publishes no lifetime, so 30 s is the emulator's choice. An expired or
+ *   used ticket is refused (401) at the upgrade.
  * - On connecting, the emulator sends `{"type": "hello", "num_connections",
  *   "connection_info": {"app_id"}, "debug_info"}`; then events and button
  *   presses arrive as envelopes `{envelope_id, type: "events_api" |
@@ -23,7 +27,10 @@
  *   connection still open after `disconnectGraceMs` is cut.
  *
  * The emulator answers the client's WebSocket pings (the `ws` server does)
- * but sends none itself.
+ * and sends its own every `pingIntervalMs` (10 s, the emulator's choice), as
+ * Slack does: the official client (@slack/socket-mode) drops a connection
+ * that hears no ping from the server for 30 s (`serverPingTimeout`) and
+ * reconnects.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -38,6 +45,10 @@ export const SOCKET_MODE_ACK_DEADLINE_MS = 3000;
 export const SOCKET_MODE_MAX_RETRIES = 3;
 /** How long a connection told to `disconnect` may stay open (Slack gives about 10 s). */
 export const SOCKET_MODE_DISCONNECT_GRACE_MS = 10_000;
+/** How long a ticket from `apps.connections.open` stays good (Slack publishes no figure: the emulator's choice). */
+export const SOCKET_MODE_TICKET_TTL_MS = 30_000;
+/** How often the emulator pings each connection; well inside the official client's 30 s `serverPingTimeout`. */
+export const SOCKET_MODE_PING_INTERVAL_MS = 10_000;
 /** An app-level token: `xapp-…` (https://docs.slack.dev/authentication/tokens#app-level). */
 export const APP_TOKEN_PATTERN = /^xapp-\S+$/;
 
@@ -48,6 +59,12 @@ export interface SlackSocketModeOptions {
   maxRetries?: number;
   /** How long a connection told to `disconnect` may stay open before it is cut (ms). Default {@link SOCKET_MODE_DISCONNECT_GRACE_MS}. */
   disconnectGraceMs?: number;
+  /** How long a ticket can open a connection after `apps.connections.open` (ms). Default {@link SOCKET_MODE_TICKET_TTL_MS}. */
+  ticketTtlMs?: number;
+  /** How often each connection is pinged (ms; 0: never). Default {@link SOCKET_MODE_PING_INTERVAL_MS}. */
+  pingIntervalMs?: number;
+  /** The clock tickets expire by (epoch ms). Default `Date.now`. */
+  now?: () => number;
 }
 
 export type EnvelopeType = 'events_api' | 'interactive';
@@ -109,6 +126,7 @@ interface Connection {
   draining: boolean;
   acks: number;
   cut?: NodeJS.Timeout;
+  ping?: NodeJS.Timeout;
 }
 
 interface Pending {
@@ -118,10 +136,33 @@ interface Pending {
   settle(outcome: EnvelopeOutcome): void;
 }
 
+/**
+ * The tickets handed out and not used yet, each good until its expiry.
+ * `delete` takes a ticket (single use) and says whether it could open a
+ * connection: handed out, unused and unexpired.
+ */
+function createTicketBook(ttlMs: number, now: () => number) {
+  const expiries = new Map<string, number>();
+  return {
+    add(ticket: string): void {
+      const at = now();
+      for (const [old, until] of expiries) if (until <= at) expiries.delete(old);
+      expiries.set(ticket, at + ttlMs);
+    },
+    delete(ticket: string): boolean {
+      const until = expiries.get(ticket);
+      if (until === undefined) return false;
+      expiries.delete(ticket);
+      return now() < until;
+    },
+  };
+}
+
 export function createSlackSocketMode(opts: SlackSocketModeOptions = {}): SlackSocketMode {
   const ackTimeoutMs = opts.ackTimeoutMs ?? SOCKET_MODE_ACK_DEADLINE_MS;
   const maxRetries = opts.maxRetries ?? SOCKET_MODE_MAX_RETRIES;
   const graceMs = opts.disconnectGraceMs ?? SOCKET_MODE_DISCONNECT_GRACE_MS;
+  const pingIntervalMs = opts.pingIntervalMs ?? SOCKET_MODE_PING_INTERVAL_MS;
 
   let appToken: string | undefined;
   let origin: string | undefined;
@@ -131,7 +172,7 @@ export function createSlackSocketMode(opts: SlackSocketModeOptions = {}): SlackS
   let opened = 0;
   let sequence = 0;
   let turn = 0;
-  const tickets = new Set<string>();
+  const tickets = createTicketBook(opts.ticketTtlMs ?? SOCKET_MODE_TICKET_TTL_MS, opts.now ?? Date.now);
   const connections: Connection[] = [];
   const pending = new Map<string, Pending>();
   /** Bumped by reset and detach: envelopes of an earlier generation are not sent again. */
@@ -185,8 +226,15 @@ export function createSlackSocketMode(opts: SlackSocketModeOptions = {}): SlackS
     const connection: Connection = { id: nextId('conn'), socket, draining: false, acks: 0 };
     connections.push(connection);
     socket.on('message', (data) => onMessage(connection, data));
+    if (pingIntervalMs > 0) {
+      connection.ping = setInterval(() => {
+        if (socket.readyState === WebSocket.OPEN) socket.ping();
+      }, pingIntervalMs);
+      connection.ping.unref?.();
+    }
     socket.on('close', () => {
       clearTimeout(connection.cut);
+      clearInterval(connection.ping);
       const index = connections.indexOf(connection);
       if (index >= 0) connections.splice(index, 1);
     });

@@ -9,8 +9,9 @@
  * and is not asked again.
  *
  * `statusDecision` and `dueForRefresh` are the pure scheduler; the runtime
- * calls `setStatus` on each tool change and on its heartbeat, and every
- * call that goes out is one write the budget counts.
+ * calls `setStatus` on each tool change and on its heartbeat, and books
+ * every call that goes out (`due` says which) as one `status` write with the
+ * budget (src/runtime/status-booking.ts).
  */
 import { isSurfaceError } from '../../surfaces/surface.js';
 
@@ -80,6 +81,8 @@ export interface AssistantStatusOptions {
 export interface AssistantStatus {
   /** Shows `status` under the thread (`''` clears it), when due; a no-op once the workspace said it has no status. */
   set(call: StatusCall, signal?: AbortSignal): Promise<void>;
+  /** Whether `set(call)` would send now (the runtime books only those with the budget). */
+  due(call: StatusCall): boolean;
   /** The statuses to re-send now (the runtime's heartbeat sends them through `set`). */
   dueForRefresh(): StatusCall[];
   /** Why this workspace shows no status (`missing_scope` …), once it said so. */
@@ -97,6 +100,9 @@ export function createAssistantStatus(opts: AssistantStatusOptions): AssistantSt
       return unsupported;
     },
     dueForRefresh: () => (unsupported === undefined ? dueForRefresh(shown, opts.now(), refreshMs) : []),
+    due: (call) =>
+      unsupported === undefined &&
+      statusDecision(shown.get(keyOf(call)), call.status, opts.now(), refreshMs) === 'send',
     async set(call, signal) {
       if (unsupported !== undefined) return;
       const key = keyOf(call);

@@ -81,6 +81,8 @@ export interface SlackSurfaceOptions {
 export interface SlackSurface extends ChatSurface {
   readonly platform: 'slack';
   setStatus(req: { space: string; threadId: string; status: string }, opts?: CallOpts): Promise<void>;
+  /** Whether `setStatus(req)` would call Slack now (a new status, or a refresh due); the runtime books those. */
+  statusDue(req: { space: string; threadId: string; status: string }): boolean;
   /** The assistant statuses to re-send now, before Slack's two-minute expiry. */
   statusRefreshDue(): { space: string; threadId: string; status: string }[];
   /** Why this workspace shows no assistant status, once it said so. */
@@ -320,6 +322,10 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     async setStatus(req, callOpts?: CallOpts): Promise<void> {
       const channel = slackChannelOf(req.space);
       await status.set({ channel, threadTs: req.threadId, status: req.status }, callOpts?.signal);
+    },
+
+    statusDue(req): boolean {
+      return status.due({ channel: slackChannelOf(req.space), threadTs: req.threadId, status: req.status });
     },
 
     statusRefreshDue() {

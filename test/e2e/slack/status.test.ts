@@ -1,5 +1,5 @@
 // spec: issue 11 item 3 — Slack's assistant status through the runtime: the tool in flight is shown under the
-// person's message while the turn runs (assistant.threads.setStatus), riding on the budget's frame grants, and
+// person's message while the turn runs (assistant.threads.setStatus), each call booked with the budget, and
 // cleared at the end; a workspace without it is asked once.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHANNEL, type SlackE2E, startSlackE2E } from './harness.js';

@@ -1,6 +1,7 @@
 // spec: issue 11 item 3 — assistant.threads.setStatus shows the current tool, is re-sent before Slack's
 // two-minute expiry, cleared at the end, and a workspace without it (missing_scope, not_allowed,
-// method_deprecated, feature_not_enabled) is remembered and not asked again.
+// method_deprecated, feature_not_enabled) is remembered and not asked again; `statusDue` tells the runtime
+// which calls would reach Slack (issue 11 item 3 · all of it goes through the budget).
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   dueForRefresh,
@@ -76,6 +77,32 @@ describe('Slack surface: setStatus against the emulator', () => {
     ]);
     expect(statusCalls().every((call) => call.space === CHANNEL && call.thread === asked.threadId)).toBe(
       true,
+    );
+  });
+
+  it('statusDue says which setStatus calls would reach Slack (what the runtime books with the budget)', async () => {
+    h = await startSlackHarness();
+    const { surface, clock } = h;
+    const asked = await h.personPosts('fix it');
+    const req = (status: string) => ({ space: SPACE, threadId: asked.threadId, status });
+    expect(surface.statusDue(req(''))).toBe(false);
+    expect(surface.statusDue(req('is running Bash'))).toBe(true);
+    await surface.setStatus(req('is running Bash'));
+    expect(surface.statusDue(req('is running Bash'))).toBe(false);
+    expect(surface.statusDue(req('is running Read'))).toBe(true);
+    expect(surface.statusDue(req(''))).toBe(true);
+    clock.increment(STATUS_REFRESH_MS);
+    expect(surface.statusDue(req('is running Bash'))).toBe(true);
+    expect(statusCalls()).toHaveLength(1);
+  });
+
+  it('statusDue is false once the workspace said it has no status', async () => {
+    h = await startSlackHarness({ emulator: { assistantStatus: 'missing_scope' } });
+    const { surface } = h;
+    const asked = await h.personPosts('fix it');
+    await rejectionOf(surface.setStatus({ space: SPACE, threadId: asked.threadId, status: 'is busy' }));
+    expect(surface.statusDue({ space: SPACE, threadId: asked.threadId, status: 'is still busy' })).toBe(
+      false,
     );
   });
 
