@@ -26,14 +26,15 @@ import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { escapedUnits, splitProse } from '../turnlog/split-prose.js';
 import { cardOf, isCardEvent } from './cards.js';
-import { provideDeliveryMachine } from './delivery.implementations.js';
+import { type DeliveryImplementationDeps, provideDeliveryMachine } from './delivery.implementations.js';
 import { observed, type SnapshotListener } from './observed.js';
+import type { PendingAnswerSink } from './pending-answers.js';
 import { surfaceResolver } from './posting.js';
 import { restorable } from './restorable.js';
 import { provideStrayLogMachine } from './stray-log.implementations.js';
-import { provideTurnMachine, type TurnImplementationDeps } from './turn.implementations.js';
+import { provideTurnMachine } from './turn.implementations.js';
 
-export interface SpaceImplementationDeps extends TurnImplementationDeps {
+export interface SpaceImplementationDeps extends DeliveryImplementationDeps {
   store?: TurnlogStore;
   /** `HH:MM:SS` stamps and the tool preview cap. */
   format: { maxToolPreview: number; timeZone?: string };
@@ -54,6 +55,8 @@ export interface SpaceImplementationDeps extends TurnImplementationDeps {
   onHostWrite?: (ticket: string, output: DeliveryOutput) => void;
   /** A turn's answer was refused for good (the turn may have ended): its view says so. */
   onAnswerFailed?: (turnId: string, reason: string) => void;
+  /** Keeps each answer's parts until posted, so a restart posts the rest (src/runtime/pending-answers.ts). */
+  pendingAnswers?: DeliveryImplementationDeps['pendingAnswers'] & Pick<PendingAnswerSink, 'save'>;
 }
 
 export type SpaceImplementations = Parameters<typeof spaceMachine.provide>[0];
@@ -344,17 +347,37 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
             ? record.anchor
             : null;
         // An answer over the platform's limit goes out in parts rather than being refused whole.
-        const [first, ...continuation] = answerParts(event.text, maxCharsOf(context.space));
+        const parts = answerParts(event.text, maxCharsOf(context.space));
+        const [first, ...continuation] = parts;
+        const clientId = clientIdOf(event, 'answer');
+        // Kept until each part is posted, committed with the event that carried it: a restart posts the rest.
+        const kept = clientId !== undefined && deps.pendingAnswers !== undefined;
+        if (kept) {
+          const savedAt = deps.now();
+          deps.pendingAnswers?.save(
+            parts.map((text, part) => ({
+              space: context.space,
+              key: clientId,
+              part,
+              parts: parts.length,
+              ...(event.turnId !== undefined ? { turnId: event.turnId } : {}),
+              ...(thread ? { thread } : {}),
+              text,
+              savedAt,
+            })),
+          );
+        }
         const delivery = nextDelivery(context, {
           purpose: 'answer',
           request: {
             space: context.space,
             frame: proseFrame(first ?? event.text),
             ...(thread ? { thread } : {}),
-            ...optionalClientId(clientIdOf(event, 'answer')),
+            ...optionalClientId(clientId),
           },
           ...(continuation.length > 0 ? { continuation } : {}),
           ...(event.turnId !== undefined ? { turnId: event.turnId } : {}),
+          ...(kept ? { pendingKey: clientId } : {}),
         });
         enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
         enqueue.assign(delivery.assignment);
@@ -401,6 +424,16 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         enqueue.assign({
           turns: { ...context.turns, [params.turnId]: { ...record, restarts: record.restarts + 1 } },
         });
+      }),
+      resumeAnswers: enqueueActions(({ context, enqueue, event }) => {
+        if (event.type !== 'space.restore' || !event.answers) return;
+        let current = context;
+        for (const input of event.answers) {
+          const delivery = nextDelivery(current, input);
+          enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
+          current = { ...current, ...delivery.assignment };
+        }
+        enqueue.assign({ deliverySlots: current.deliverySlots, deliveries: current.deliveries });
       }),
       recoverStrays: sendTo('strays', () => ({ type: 'strays.recover' as const, now: deps.now() })),
       persistAnchor: ({ context }, params) => {
