@@ -41,8 +41,8 @@ export function createPendingAnswers(
   const kept = new Map<string, Map<string, PendingAnswerPart>>();
   const id = (key: string, part: number) => `${key}\u0000${part}`;
   const keep = (part: PendingAnswerPart) => {
-    let space = kept.get(part.space);
-    if (!space) kept.set(part.space, (space = new Map()));
+    const space = kept.get(part.space) ?? new Map<string, PendingAnswerPart>();
+    kept.set(part.space, space);
     space.set(id(part.key, part.part), part);
   };
 
