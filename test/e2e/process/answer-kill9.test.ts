@@ -93,7 +93,8 @@ describe('serve: kill -9 while a multi-part answer is being posted, restart on t
     // Nothing left to post on a next start: every part was forgotten once the platform took it.
     const { store } = JSON.parse(readFileSync(configPath, 'utf8')) as { store: { path: string } };
     const db = new Database(store.path, { readonly: true });
-    cleanups.push(() => db.close());
-    expect(db.prepare('SELECT count(*) AS n FROM answer_parts').get()).toEqual({ n: 0 });
+    const left = db.prepare('SELECT count(*) AS n FROM answer_parts').get();
+    db.close();
+    expect(left).toEqual({ n: 0 });
   }, 120_000);
 });
