@@ -481,6 +481,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const restarts = (context.spaceRestarts[params.space] ?? 0) + 1;
         // First: the new space's stray log resumes from the newest snapshot of the old one's.
         writeDirtyTurns();
+        // XState does not stop the children of an actor that failed: they would run on, orphaned, beside
+        // the turns, stray log and answers restored below (every answer part posted twice).
+        const failed = root.getSnapshot().children[spaceChildId(params.space)] as AnyActorRef | undefined;
+        for (const child of Object.values(failed?.getSnapshot().children ?? {}) as (
+          | AnyActorRef
+          | undefined
+        )[])
+          child?.stop();
         enqueue.stopChild(spaceChildId(params.space));
         enqueue.spawnChild('space', { id: spaceChildId(params.space), input: spaceInput(params.space) });
         const turns = [...snapshots.entries()]

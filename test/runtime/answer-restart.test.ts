@@ -222,6 +222,25 @@ describe('runtime: a multi-part answer across a restart', () => {
     expect(store.pendingAnswerParts()).toEqual([]);
   }, 60_000);
 
+  it('a space that fails while an answer is posted is started again and posts the rest, each once, in order', async () => {
+    const clock = new SimulatedClock();
+    const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
+    const h = await start('gchat', clock, createMemoryStore(), surface);
+    await answerUntil(h, 'gchat', 2);
+    // A bug in the space (here: a restore with no turns list) fails it; the runtime starts it again.
+    h.runtime.actor.send({
+      type: 'runtime.toSpace',
+      space: SPACES.gchat,
+      event: { type: 'space.restore', turns: null as never },
+    });
+    await deliverRest(h, SPACES.gchat);
+    expect(h.warnings.some((w) => w.includes('failed; starting it again'))).toBe(true);
+    expect(partsShown(surface, SPACES.gchat)).toEqual(everyPartOnceInOrder);
+    // Not even a replay: the failed space's delivery was stopped, only the resumed one posts.
+    expect(creates(surface)).toHaveLength(PARTS);
+    expect(await h.store.pendingAnswerParts()).toEqual([]);
+  }, 60_000);
+
   it('stop without flush (memory store): the next runtime posts the parts not posted yet', async () => {
     const clock = new SimulatedClock();
     const store = createMemoryStore();
