@@ -68,6 +68,7 @@ describe('serve: kill -9 while a multi-part answer is being posted, restart on t
     await once(first, 'exit');
     const beforeRestart = partsShown();
     expect(beforeRestart.length).toBeLessThan(PARTS);
+    expect(beforeRestart).toEqual(Array.from({ length: beforeRestart.length }, (_, i) => i + 1));
 
     const second = startServeProcess(configPath, cleanups, { entry: 'built' });
     const { ingest: url2 } = JSON.parse(await firstLine(second)) as { ingest: string };
