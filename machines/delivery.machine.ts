@@ -107,6 +107,8 @@ export type DeliveryOutput =
       request: PostRequest;
       error: string;
       errorKind?: string;
+      /** The parts after the refused one, never sent: kept with it in the dead letter. */
+      unsent?: string[];
       edit?: { messageId: string; threadId?: string };
       ticket?: string;
       turnId?: string;
@@ -310,8 +312,9 @@ export const deliveryMachine = setup({
       },
     },
   },
+  // Failed once a write was refused for good, even after earlier parts of the message landed.
   output: ({ context }): DeliveryOutput =>
-    context.posted
+    context.posted && context.error === null
       ? {
           status: 'delivered',
           purpose: context.purpose,
@@ -327,6 +330,7 @@ export const deliveryMachine = setup({
           request: context.request,
           error: context.error ?? 'unknown error',
           ...(context.errorKind ? { errorKind: context.errorKind } : {}),
+          ...(context.continuation.length > 0 ? { unsent: context.continuation } : {}),
           ...(context.edit ? { edit: context.edit } : {}),
           ...(context.ticket !== null ? { ticket: context.ticket } : {}),
           ...(context.turnId !== null ? { turnId: context.turnId } : {}),

@@ -195,8 +195,20 @@ export function withDeadLetter(context: SpaceContext, output: DeliveryOutput, at
   if (output.status !== 'failed') return context.deadLetters;
   return [
     ...context.deadLetters,
-    { at, reason: `${output.purpose}: ${output.error}`, text: plainText(output.request.frame) },
+    { at, reason: deadLetterReason(output), text: undeliveredText(output) },
   ].slice(-MAX_DEAD_LETTERS);
+}
+
+/** A failed delivery's reason, naming the parts after the refused one that were never sent. */
+export function deadLetterReason(output: Extract<DeliveryOutput, { status: 'failed' }>): string {
+  const unsent = output.unsent?.length ?? 0;
+  const after = unsent > 0 ? ` (and the ${unsent} part${unsent === 1 ? '' : 's'} after it, not sent)` : '';
+  return `${output.purpose}: ${output.error}${after}`;
+}
+
+/** What a failed delivery did not deliver: the refused message and the parts after it, none lost. */
+export function undeliveredText(output: Extract<DeliveryOutput, { status: 'failed' }>): string {
+  return [plainText(output.request.frame), ...(output.unsent ?? [])].join('\n\n');
 }
 
 const eventOf = (event: SpaceEvent): RunEvent => (event as { event: RunEvent }).event;

@@ -6,6 +6,7 @@
 import { enqueueActions, type Snapshot, sendTo } from 'xstate';
 import type { DeliveryInput, DeliveryOutput } from '../../machines/delivery.machine.js';
 import {
+  deadLetterReason,
   deliveryChildId,
   MAX_WARNINGS,
   type SpaceContext,
@@ -13,6 +14,7 @@ import {
   takeSlot,
   turnActorId,
   turnChildId,
+  undeliveredText,
   withDeadLetter,
 } from '../../machines/space.machine.js';
 import type { TurnInput, TurnLogItem } from '../../machines/turn.machine.js';
@@ -20,7 +22,7 @@ import { normalizeOption, type RunEvent } from '../events/schema.js';
 import { routeEvent } from '../routing/route.js';
 import type { Destination } from '../routing/types.js';
 import type { TurnlogStore } from '../store/store.js';
-import { type FrameLine, plainText, proseFrame } from '../surfaces/frame.js';
+import { type FrameLine, proseFrame } from '../surfaces/frame.js';
 import type { ThreadAnchor } from '../surfaces/surface.js';
 import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
@@ -502,8 +504,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           const stored = deps.store?.deadLetter({
             at: deps.now(),
             source: 'delivery',
-            reason: `${output.purpose}: ${output.error}`,
-            payload: plainText(output.request.frame),
+            reason: deadLetterReason(output),
+            payload: undeliveredText(output),
           });
           if (stored instanceof Promise) stored.catch(() => {});
           if (output.turnId !== undefined)
