@@ -484,11 +484,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         // XState does not stop the children of an actor that failed: they would run on, orphaned, beside
         // the turns, stray log and answers restored below (every answer part posted twice).
         const failed = root.getSnapshot().children[spaceChildId(params.space)] as AnyActorRef | undefined;
-        for (const child of Object.values(failed?.getSnapshot().children ?? {}) as (
-          | AnyActorRef
-          | undefined
-        )[])
-          child?.stop();
+        const orphans = (failed?.getSnapshot().children ?? {}) as Record<string, AnyActorRef | undefined>;
+        for (const child of Object.values(orphans)) child?.stop();
         enqueue.stopChild(spaceChildId(params.space));
         enqueue.spawnChild('space', { id: spaceChildId(params.space), input: spaceInput(params.space) });
         const turns = [...snapshots.entries()]
