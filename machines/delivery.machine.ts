@@ -37,6 +37,18 @@ export interface DeliveryInput {
   ticket?: string;
   /** The turn an answer belongs to: a failure is told to that turn's view even after it ended. */
   turnId?: string;
+  /**
+   * The place of `request` among the parts of its answer: 0 for a new
+   * answer, more for one resumed after a restart (its earlier parts landed).
+   * Part N's client id is `partClientId(<part 0's>, N)`.
+   */
+  firstPart?: number;
+  /**
+   * Part 0's client id, under which the answer's parts are kept in the store until the
+   * platform took each (docs/architecture.md, "What survives a restart"):
+   * each part is forgotten once posted, and the rest once the delivery fails.
+   */
+  pendingKey?: string;
 }
 
 /** What the `reactMessage` actor is given. */
@@ -64,8 +76,12 @@ export interface DeliveryContext {
   continuation: string[];
   /** Messages posted so far (the first is the delivery's message). */
   parts: number;
-  /** The first part's client id: part N's is `<it>-N`, so ids stay short however many parts there are. */
+  /** The place of `request` among the answer's parts (0 for the first). */
+  part: number;
+  /** Part 0's client id: part N's is `<it>-N`, so ids stay short however many parts there are. */
   baseClientId?: string | null;
+  /** The key the answer's parts are kept under in the store until posted; null when they are not kept. */
+  pendingKey: string | null;
   card: CardRegistration | null;
   edit: { messageId: string; threadId?: string } | null;
   reaction: { messageId: string; emoji: string; threadId?: string } | null;
@@ -91,6 +107,8 @@ export type DeliveryOutput =
       request: PostRequest;
       error: string;
       errorKind?: string;
+      /** The parts after the refused one, never sent: kept with it in the dead letter. */
+      unsent?: string[];
       edit?: { messageId: string; threadId?: string };
       ticket?: string;
       turnId?: string;
@@ -127,6 +145,8 @@ export const deliveryMachine = setup({
   },
   actions: {
     bookTerminalSlot: () => {},
+    /** Provided: the parts `from`…`from + count - 1` need no resending after a restart (posted, or refused for good). */
+    forgetParts: (_, _params: { from: number; count: number }) => {},
     reportRateLimited: (_, _params: { retryAfterMs: number }) => {},
     recordFailure: assign(({ context }, params: { error: unknown }) => ({
       attempts: context.attempts + 1,
@@ -143,6 +163,7 @@ export const deliveryMachine = setup({
     takeNextPart: assign(({ context }) => ({
       request: nextPart(context),
       continuation: context.continuation.slice(1),
+      part: context.part + 1,
       attempts: 0,
     })),
   },
@@ -175,7 +196,10 @@ export const deliveryMachine = setup({
     error: null,
     continuation: input.continuation ?? [],
     parts: 0,
-    baseClientId: input.request.clientId ?? null,
+    part: input.firstPart ?? 0,
+    // A kept answer's key is its part 0's client id (a resumed one's request is a later part).
+    baseClientId: input.pendingKey ?? input.request.clientId ?? null,
+    pendingKey: input.pendingKey ?? null,
     card: input.card ?? null,
     edit: input.edit ?? null,
     reaction: input.reaction ?? null,
@@ -259,12 +283,16 @@ export const deliveryMachine = setup({
             target: 'booking',
             actions: [
               { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+              { type: 'forgetParts', params: ({ context }) => ({ from: context.part, count: 1 }) },
               'takeNextPart',
             ],
           },
           {
             target: 'delivered',
-            actions: { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+            actions: [
+              { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
+              { type: 'forgetParts', params: ({ context }) => ({ from: context.part, count: 1 }) },
+            ],
           },
         ],
         onError: retryOrFail,
@@ -275,10 +303,18 @@ export const deliveryMachine = setup({
       on: { 'delivery.recover': { target: 'waiting', reenter: true } },
     },
     delivered: { type: 'final' },
-    failed: { type: 'final' },
+    /** Refused for good: the part and the ones after it are not tried again after a restart either. */
+    failed: {
+      type: 'final',
+      entry: {
+        type: 'forgetParts',
+        params: ({ context }) => ({ from: context.part, count: 1 + context.continuation.length }),
+      },
+    },
   },
+  // Failed once a write was refused for good, even after earlier parts of the message landed.
   output: ({ context }): DeliveryOutput =>
-    context.posted
+    context.posted && context.error === null
       ? {
           status: 'delivered',
           purpose: context.purpose,
@@ -294,11 +330,15 @@ export const deliveryMachine = setup({
           request: context.request,
           error: context.error ?? 'unknown error',
           ...(context.errorKind ? { errorKind: context.errorKind } : {}),
+          ...(context.continuation.length > 0 ? { unsent: context.continuation } : {}),
           ...(context.edit ? { edit: context.edit } : {}),
           ...(context.ticket !== null ? { ticket: context.ticket } : {}),
           ...(context.turnId !== null ? { turnId: context.turnId } : {}),
         },
 });
+
+/** The client id of part `part` of a message split in parts, from part 0's: stable across retries and restarts. */
+export const partClientId = (base: string, part: number): string => (part === 0 ? base : `${base}-${part}`);
 
 /** The request for the next part: silent, with a client id of its own so a retried create never duplicates. */
 function nextPart(context: DeliveryContext): PostRequest {
@@ -308,7 +348,7 @@ function nextPart(context: DeliveryContext): PostRequest {
     ...request,
     frame: { kind: 'prose', markdown: context.continuation[0] ?? '' },
     silent: true,
-    ...(base ? { clientId: `${base}-${context.parts}` } : {}),
+    ...(base ? { clientId: partClientId(base, context.part + 1) } : {}),
   };
 }
 

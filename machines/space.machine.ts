@@ -107,8 +107,16 @@ export type SpaceEvent =
    * `space.event` per event.
    */
   | { type: 'space.events'; events: RunEvent[] }
-  /** Restore turns persisted by an earlier process (or a crashed space); the stray log re-arms its timers. */
-  | { type: 'space.restore'; turns: { turnId: string; record: RestoredTurnRecord; snapshot: unknown }[] }
+  /**
+   * Restore turns persisted by an earlier process (or a crashed space); the
+   * stray log re-arms its timers; `answers` are the deliveries of answer
+   * parts not posted yet, started again in order.
+   */
+  | {
+      type: 'space.restore';
+      turns: { turnId: string; record: RestoredTurnRecord; snapshot: unknown }[];
+      answers?: DeliveryInput[];
+    }
   /** Per-space settings changed at run time (the HTTP API): applies to events from now on. */
   | { type: 'space.configure'; threadsDisabled?: boolean; dm?: boolean }
   /** The run-time settings cleared: the space's routing is the config's again. */
@@ -187,8 +195,20 @@ export function withDeadLetter(context: SpaceContext, output: DeliveryOutput, at
   if (output.status !== 'failed') return context.deadLetters;
   return [
     ...context.deadLetters,
-    { at, reason: `${output.purpose}: ${output.error}`, text: plainText(output.request.frame) },
+    { at, reason: deadLetterReason(output), text: undeliveredText(output) },
   ].slice(-MAX_DEAD_LETTERS);
+}
+
+/** A failed delivery's reason, naming the parts after the refused one that were never sent. */
+export function deadLetterReason(output: Extract<DeliveryOutput, { status: 'failed' }>): string {
+  const unsent = output.unsent?.length ?? 0;
+  const after = unsent > 0 ? ` (and the ${unsent} part${unsent === 1 ? '' : 's'} after it, not sent)` : '';
+  return `${output.purpose}: ${output.error}${after}`;
+}
+
+/** What a failed delivery did not deliver: the refused message and the parts after it, none lost. */
+export function undeliveredText(output: Extract<DeliveryOutput, { status: 'failed' }>): string {
+  return [plainText(output.request.frame), ...(output.unsent ?? [])].join('\n\n');
 }
 
 const eventOf = (event: SpaceEvent): RunEvent => (event as { event: RunEvent }).event;
@@ -217,6 +237,8 @@ export const spaceMachine = setup({
     restoreTurns: () => {},
     /** The stray log was restored with the space: its timers are re-armed (`strays.recover`, with the time). */
     recoverStrays: () => {},
+    /** Answer parts an earlier process (or the failed space) did not post: a delivery each, in order. */
+    resumeAnswers: () => {},
     restartTurn: (_, _params: { turnId: string; error: unknown }) => {},
     persistAnchor: (_, _params: { anchor: InboundAnchor }) => {},
     /**
@@ -415,7 +437,7 @@ export const spaceMachine = setup({
         'space.events': {
           actions: { type: 'forwardEntries', params: ({ event }) => ({ events: event.events }) },
         },
-        'space.restore': { actions: ['restoreTurns', 'recoverStrays'] },
+        'space.restore': { actions: ['restoreTurns', 'recoverStrays', 'resumeAnswers'] },
         'space.hostWrite': {
           actions: { type: 'deliverForHost', params: ({ event }) => ({ delivery: event.delivery }) },
         },

@@ -50,6 +50,7 @@ import { TurnSequencer } from './events/sequence.js';
 import { builtinPlatforms, type PlatformRegistry } from './platforms/registry.js';
 import type { PlatformCapabilities, PlatformDescriptor } from './platforms/types.js';
 import { resolveSpaceRouting } from './routing/route.js';
+import { createPendingAnswers } from './runtime/pending-answers.js';
 import { createSpaceImplementations } from './runtime/space.implementations.js';
 import { createMemoryStore } from './store/memory.js';
 import type { PersistedTurn, TurnlogStore, TurnSummary } from './store/store.js';
@@ -375,6 +376,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (result instanceof Promise) result.catch(persistFailure(what));
   };
 
+  /** Answer parts not posted yet, kept in the store and in memory by space (a failed space resumes them). */
+  const pendingAnswers = createPendingAnswers(store, (what, write) => {
+    // A store that throws at once (closed under a shutdown) must not throw into the actor system.
+    try {
+      persist(what, write());
+    } catch (error) {
+      persistFailure(what)(error);
+    }
+  });
+
   const outbox = createOutbox({
     store,
     clock,
@@ -403,6 +414,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       onTurnEndedWithoutActor: (_space, turnId, outcome) => endCrashedTurn(turnId, outcome),
       onHostWrite: (ticket, output) => channel.settle(ticket, output),
       onAnswerFailed: (turnId, reason) => answerFailed(turnId, reason),
+      pendingAnswers,
     }),
   );
   const budgetLogic = budgetMachine.provide(createBudgetImplementations({ now: () => clock.now() }));
@@ -458,7 +470,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           }
           const turns = toRestore.get(space) ?? [];
           toRestore.delete(space);
-          enqueue.sendTo(spaceChildId(space), { type: 'space.restore', turns });
+          const answers = pendingAnswers.resumeIn(space);
+          enqueue.sendTo(spaceChildId(space), {
+            type: 'space.restore',
+            turns,
+            ...(answers.length > 0 ? { answers } : {}),
+          });
         }
         enqueue.assign({ spaces });
       }),
@@ -469,12 +486,23 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const restarts = (context.spaceRestarts[params.space] ?? 0) + 1;
         // First: the new space's stray log resumes from the newest snapshot of the old one's.
         writeDirtyTurns();
+        // XState does not stop the children of an actor that failed: they would run on, orphaned, beside
+        // the turns, stray log and answers restored below (every answer part posted twice).
+        const failed = root.getSnapshot().children[spaceChildId(params.space)] as AnyActorRef | undefined;
+        const orphans = (failed?.getSnapshot().children ?? {}) as Record<string, AnyActorRef | undefined>;
+        for (const child of Object.values(orphans)) child?.stop();
         enqueue.stopChild(spaceChildId(params.space));
         enqueue.spawnChild('space', { id: spaceChildId(params.space), input: spaceInput(params.space) });
         const turns = [...snapshots.entries()]
           .filter(([, s]) => s.space === params.space)
           .map(([turnId, s]) => ({ turnId, record: recordFromSnapshot(s.snapshot), snapshot: s.snapshot }));
-        enqueue.sendTo(spaceChildId(params.space), { type: 'space.restore', turns });
+        // Its answers in flight went with it: their parts not posted yet go again (same client ids, no duplicates).
+        const answers = pendingAnswers.resumeIn(params.space);
+        enqueue.sendTo(spaceChildId(params.space), {
+          type: 'space.restore',
+          turns,
+          ...(answers.length > 0 ? { answers } : {}),
+        });
         enqueue.assign({ spaceRestarts: { ...context.spaceRestarts, [params.space]: restarts } });
       }),
       restartBudget: enqueueActions(({ enqueue }, params) => {
@@ -769,6 +797,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       strayLogs.set(log.space, log.snapshot);
       if (!toRestore.has(log.space)) toRestore.set(log.space, []);
     }
+    // A space with answer parts not posted yet is restored too: they go out again, in order.
+    pendingAnswers.load(await store.pendingAnswerParts());
+    for (const space of pendingAnswers.spaces()) if (!toRestore.has(space)) toRestore.set(space, []);
     const live = await store.liveTurns();
     for (const turn of live) {
       const list = toRestore.get(turn.space) ?? [];

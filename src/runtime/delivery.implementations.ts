@@ -10,12 +10,18 @@ import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { deliveryMachine, type ReactRequest } from '../../machines/delivery.machine.js';
 import { builtinPlatforms } from '../platforms/registry.js';
 import type { EditRequest, PostRequest } from '../surfaces/surface.js';
+import type { PendingAnswerSink } from './pending-answers.js';
 import { paceFor, postActor, rateChannel, surfaceResolver } from './posting.js';
 import type { TurnImplementationDeps } from './turn.implementations.js';
 
+export interface DeliveryImplementationDeps extends TurnImplementationDeps {
+  /** Where an answer's parts are kept until posted (a delivery with a `pendingKey` forgets them). */
+  pendingAnswers?: Pick<PendingAnswerSink, 'forget'>;
+}
+
 export type DeliveryImplementations = Parameters<typeof deliveryMachine.provide>[0];
 
-export function createDeliveryImplementations(deps: TurnImplementationDeps): DeliveryImplementations {
+export function createDeliveryImplementations(deps: DeliveryImplementationDeps): DeliveryImplementations {
   const { store } = deps;
   const platforms = deps.platforms ?? builtinPlatforms;
   const surfaceFor = surfaceResolver(deps.surfaces, platforms);
@@ -25,6 +31,11 @@ export function createDeliveryImplementations(deps: TurnImplementationDeps): Del
   const useBudget = (deps.budget ?? 'system') === 'system';
   return {
     actions: {
+      forgetParts: ({ context }, params) => {
+        if (context.pendingKey === null || params.count < 1) return;
+        const parts = Array.from({ length: params.count }, (_, i) => params.from + i);
+        deps.pendingAnswers?.forget(context.request.space, context.pendingKey, parts);
+      },
       bookTerminalSlot: useBudget
         ? sendTo(
             ({ system, context }) => system.get(budgetOf(context.request)),
@@ -75,5 +86,5 @@ export function createDeliveryImplementations(deps: TurnImplementationDeps): Del
   };
 }
 
-export const provideDeliveryMachine = (deps: TurnImplementationDeps) =>
+export const provideDeliveryMachine = (deps: DeliveryImplementationDeps) =>
   deliveryMachine.provide(createDeliveryImplementations(deps));

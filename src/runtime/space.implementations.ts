@@ -6,6 +6,7 @@
 import { enqueueActions, type Snapshot, sendTo } from 'xstate';
 import type { DeliveryInput, DeliveryOutput } from '../../machines/delivery.machine.js';
 import {
+  deadLetterReason,
   deliveryChildId,
   MAX_WARNINGS,
   type SpaceContext,
@@ -13,6 +14,7 @@ import {
   takeSlot,
   turnActorId,
   turnChildId,
+  undeliveredText,
   withDeadLetter,
 } from '../../machines/space.machine.js';
 import type { TurnInput, TurnLogItem } from '../../machines/turn.machine.js';
@@ -20,20 +22,21 @@ import { normalizeOption, type RunEvent } from '../events/schema.js';
 import { routeEvent } from '../routing/route.js';
 import type { Destination } from '../routing/types.js';
 import type { TurnlogStore } from '../store/store.js';
-import { type FrameLine, plainText, proseFrame } from '../surfaces/frame.js';
+import { type FrameLine, proseFrame } from '../surfaces/frame.js';
 import type { ThreadAnchor } from '../surfaces/surface.js';
 import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { escapedUnits, splitProse } from '../turnlog/split-prose.js';
 import { cardOf, isCardEvent } from './cards.js';
-import { provideDeliveryMachine } from './delivery.implementations.js';
+import { type DeliveryImplementationDeps, provideDeliveryMachine } from './delivery.implementations.js';
 import { observed, type SnapshotListener } from './observed.js';
+import type { PendingAnswerSink } from './pending-answers.js';
 import { surfaceResolver } from './posting.js';
 import { restorable } from './restorable.js';
 import { provideStrayLogMachine } from './stray-log.implementations.js';
-import { provideTurnMachine, type TurnImplementationDeps } from './turn.implementations.js';
+import { provideTurnMachine } from './turn.implementations.js';
 
-export interface SpaceImplementationDeps extends TurnImplementationDeps {
+export interface SpaceImplementationDeps extends DeliveryImplementationDeps {
   store?: TurnlogStore;
   /** `HH:MM:SS` stamps and the tool preview cap. */
   format: { maxToolPreview: number; timeZone?: string };
@@ -54,6 +57,8 @@ export interface SpaceImplementationDeps extends TurnImplementationDeps {
   onHostWrite?: (ticket: string, output: DeliveryOutput) => void;
   /** A turn's answer was refused for good (the turn may have ended): its view says so. */
   onAnswerFailed?: (turnId: string, reason: string) => void;
+  /** Keeps each answer's parts until posted, so a restart posts the rest (src/runtime/pending-answers.ts). */
+  pendingAnswers?: DeliveryImplementationDeps['pendingAnswers'] & Pick<PendingAnswerSink, 'save'>;
 }
 
 export type SpaceImplementations = Parameters<typeof spaceMachine.provide>[0];
@@ -378,17 +383,37 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
             ? record.anchor
             : null;
         // An answer over the platform's limit goes out in parts rather than being refused whole.
-        const [first, ...continuation] = answerParts(event.text, maxCharsOf(context.space));
+        const parts = answerParts(event.text, maxCharsOf(context.space));
+        const [first, ...continuation] = parts;
+        const clientId = clientIdOf(event, 'answer');
+        // Kept until each part is posted, committed with the event that carried it: a restart posts the rest.
+        const kept = clientId !== undefined && deps.pendingAnswers !== undefined;
+        if (kept) {
+          const savedAt = deps.now();
+          deps.pendingAnswers?.save(
+            parts.map((text, part) => ({
+              space: context.space,
+              key: clientId,
+              part,
+              parts: parts.length,
+              ...(event.turnId !== undefined ? { turnId: event.turnId } : {}),
+              ...(thread ? { thread } : {}),
+              text,
+              savedAt,
+            })),
+          );
+        }
         const delivery = nextDelivery(context, {
           purpose: 'answer',
           request: {
             space: context.space,
             frame: proseFrame(first ?? event.text),
             ...(thread ? { thread } : {}),
-            ...optionalClientId(clientIdOf(event, 'answer')),
+            ...optionalClientId(clientId),
           },
           ...(continuation.length > 0 ? { continuation } : {}),
           ...(event.turnId !== undefined ? { turnId: event.turnId } : {}),
+          ...(kept ? { pendingKey: clientId } : {}),
         });
         enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
         enqueue.assign(delivery.assignment);
@@ -435,6 +460,16 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         enqueue.assign({
           turns: { ...context.turns, [params.turnId]: { ...record, restarts: record.restarts + 1 } },
         });
+      }),
+      resumeAnswers: enqueueActions(({ context, enqueue, event }) => {
+        if (event.type !== 'space.restore' || !event.answers) return;
+        let current = context;
+        for (const input of event.answers) {
+          const delivery = nextDelivery(current, input);
+          enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
+          current = { ...current, ...delivery.assignment };
+        }
+        enqueue.assign({ deliverySlots: current.deliverySlots, deliveries: current.deliveries });
       }),
       recoverStrays: sendTo('strays', () => ({ type: 'strays.recover' as const, now: deps.now() })),
       persistAnchor: ({ context }, params) => {
@@ -503,8 +538,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           const stored = deps.store?.deadLetter({
             at: deps.now(),
             source: 'delivery',
-            reason: `${output.purpose}: ${output.error}`,
-            payload: plainText(output.request.frame),
+            reason: deadLetterReason(output),
+            payload: undeliveredText(output),
           });
           if (stored instanceof Promise) stored.catch(() => {});
           if (output.turnId !== undefined)

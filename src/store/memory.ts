@@ -10,6 +10,7 @@ import { createMemoryOutbox } from './outbox-memory.js';
 import type {
   CardRecord,
   DeadLetterRecord,
+  PendingAnswerPart,
   PersistedStrayLog,
   PersistedTurn,
   StoredAnchor,
@@ -57,6 +58,9 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
   const live = new Map<string, PersistedTurn>();
   /** One per space at most, and only while its log is live (the runtime forgets it when it goes quiet). */
   const strayLogs = new Map<string, PersistedStrayLog>();
+  /** Answer parts not delivered yet, by `<space> <key> <part>`, in the order saved. */
+  const answerParts = new Map<string, PendingAnswerPart>();
+  const partKey = (space: string, key: string, part: number) => `${space}\u0000${key}\u0000${part}`;
   const summaries = new Map<string, TurnSummary>();
   const anchors = new Map<string, StoredAnchor[]>();
   const events = new Map<string, RunEvent[]>();
@@ -79,6 +83,12 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
     saveStrayLog: (log) => void strayLogs.set(log.space, log),
     forgetStrayLog: (space) => void strayLogs.delete(space),
     strayLogs: () => [...strayLogs.values()],
+    saveAnswerParts: (parts) => {
+      for (const part of parts)
+        answerParts.set(partKey(part.space, part.key, part.part), structuredClone(part));
+    },
+    forgetAnswerPart: (space, key, part) => void answerParts.delete(partKey(space, key, part)),
+    pendingAnswerParts: () => [...answerParts.values()].map((part) => structuredClone(part)),
     saveAnchor: (space, anchor) => {
       const list = anchors.get(space) ?? [];
       list.push(anchor);

@@ -137,6 +137,27 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    description: 'answer parts not delivered yet',
+    sql: `
+      -- One row per part of an answer the platform has not accepted yet, saved with the event that
+      -- carried it and deleted once the part is accepted (or refused for good). answer_key is the
+      -- answer's client id (part N posts as <answer_key>-N); text is the part as cut from the redacted
+      -- answer; thread is the ThreadAnchor as JSON, NULL for top-level. rowid order is the order saved.
+      CREATE TABLE answer_parts (
+        space      TEXT NOT NULL,
+        answer_key TEXT NOT NULL,
+        part       INTEGER NOT NULL,
+        parts      INTEGER NOT NULL,
+        turn_id    TEXT,
+        thread     TEXT,
+        text       TEXT NOT NULL,
+        saved_at   INTEGER NOT NULL,
+        UNIQUE (space, answer_key, part)
+      );
+    `,
+  },
 ];
 
 /** How errors name the database, e.g. `sqlite store "/var/lib/turnlog.db"`. */

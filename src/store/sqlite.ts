@@ -5,7 +5,7 @@
  * may be lost on power loss), a busy timeout for a second connection, and a
  * versioned schema (see migrations.ts). JSON values are stored as TEXT.
  *
- * The hot writes, turn snapshots, stray logs and the run record, are committed once per
+ * The hot writes, turn snapshots, stray logs, pending answer parts and the run record, are committed once per
  * event-loop tick by default (write-behind.ts; `bench/store.bench.ts`
  * measures why). Every other write, and every read, first commits what is
  * pending, so commits keep the order of the calls: the file always holds a
@@ -24,6 +24,7 @@ import type {
   CardClaim,
   CardRecord,
   DeadLetterRecord,
+  PendingAnswerPart,
   PersistedStrayLog,
   PersistedTurn,
   StoredAnchor,
@@ -32,7 +33,7 @@ import type {
   TurnlogStore,
   TurnSummary,
 } from './store.js';
-import { createWriteBehind } from './write-behind.js';
+import { type AnswerPartRef, createWriteBehind } from './write-behind.js';
 
 export type StoreLimits = MemoryStoreLimits;
 
@@ -63,6 +64,9 @@ export interface SqliteStore extends TurnlogStore {
   saveStrayLog(log: PersistedStrayLog): void;
   forgetStrayLog(space: string): void;
   strayLogs(): PersistedStrayLog[];
+  saveAnswerParts(parts: PendingAnswerPart[]): void;
+  forgetAnswerPart(space: string, key: string, part: number): void;
+  pendingAnswerParts(): PendingAnswerPart[];
   saveAnchor(space: string, anchor: StoredAnchor): void;
   anchors(space: string, limit: number): StoredAnchor[];
   appendEvent(event: RunEvent): void;
@@ -120,6 +124,17 @@ interface StrayLogRow {
   space: string;
   snapshot: string;
   updated_at: number;
+}
+
+interface AnswerPartRow {
+  space: string;
+  answer_key: string;
+  part: number;
+  parts: number;
+  turn_id: string | null;
+  thread: string | null;
+  text: string;
+  saved_at: number;
 }
 
 interface EventRow {
@@ -211,6 +226,24 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     else s.upsertStrayLog.run(row);
   };
 
+  /** Keeps an answer part, or (null) forgets it. */
+  const writeAnswerPart = (ref: AnswerPartRef, part: PendingAnswerPart | null) => {
+    if (part === null) {
+      s.deleteAnswerPart.run(ref.space, ref.key, ref.part);
+      return;
+    }
+    s.upsertAnswerPart.run({
+      space: part.space,
+      key: part.key,
+      part: part.part,
+      parts: part.parts,
+      turnId: part.turnId ?? null,
+      thread: part.thread ? JSON.stringify(part.thread) : null,
+      text: part.text,
+      savedAt: part.savedAt,
+    });
+  };
+
   const serializeEvent = (event: RunEvent): EventRow => {
     const json = JSON.stringify(event);
     if (typeof json !== 'string') throw new TypeError(`${prefix} the ${event.type} event is not JSON`);
@@ -246,16 +279,22 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
 
   const writeBatch = db.transaction(
-    (events: EventRow[], turns: SerializedTurn[], strayLogs: SerializedStrayLog[]) => {
+    (
+      events: EventRow[],
+      turns: SerializedTurn[],
+      strayLogs: SerializedStrayLog[],
+      answerParts: [AnswerPartRef, PendingAnswerPart | null][],
+    ) => {
       // Turns first: a turn that just went live has its row before its events are counted for pruning.
       for (const row of turns) s.upsertTurn.run(row);
       for (const row of events) insertEvent(row);
       for (const row of strayLogs) writeStrayLog(row);
+      for (const [ref, part] of answerParts) writeAnswerPart(ref, part);
     },
   );
   const reportWriteError =
     options.onWriteError ?? ((error: Error) => console.error(`turnlog: ${error.message}`));
-  const pending = createWriteBehind<EventRow>(({ turns, events, strayLogs }) => {
+  const pending = createWriteBehind<EventRow>(({ turns, events, strayLogs, answerParts }) => {
     const rows: SerializedTurn[] = [];
     for (const turn of turns) {
       // One unserializable snapshot must not hold back the others: it is reported and dropped.
@@ -274,14 +313,21 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
     }
     try {
-      writeBatch(events, rows, strayRows);
+      writeBatch(events, rows, strayRows, answerParts);
     } catch (error) {
       const strays = strayRows.length > 0 ? `, ${strayRows.length} stray log(s)` : '';
-      throw failure(`writing ${rows.length} turn snapshot(s)${strays} and ${events.length} event(s)`, error);
+      const parts = answerParts.length > 0 ? `, ${answerParts.length} answer part(s)` : '';
+      throw failure(
+        `writing ${rows.length} turn snapshot(s)${strays}${parts} and ${events.length} event(s)`,
+        error,
+      );
     }
   }, reportWriteError);
   const perTick = (options.writes ?? 'per-tick') === 'per-tick';
   const appendEventNow = db.transaction(insertEvent);
+  const saveAnswerPartsNow = db.transaction((parts: PendingAnswerPart[]) => {
+    for (const part of parts) writeAnswerPart(part, part);
+  });
 
   const finishTurn = db.transaction((summary: TurnSummary) => {
     s.deleteTurn.run(summary.turnId);
@@ -395,6 +441,42 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         snapshot: JSON.parse(row.snapshot),
         updatedAt: row.updated_at,
       })),
+    ),
+    // Buffered too: an answer's parts commit with the event that carried it, a part's forget with the
+    // snapshots of its tick.
+    saveAnswerParts: guarded(
+      'saveAnswerParts',
+      (parts: PendingAnswerPart[]) => {
+        for (const part of parts) {
+          if (typeof part.text !== 'string')
+            throw new TypeError(`part ${part.part} of answer ${part.key} has no text`);
+        }
+        if (perTick) for (const part of parts) pending.putAnswerPart(part, { ...part });
+        else saveAnswerPartsNow(parts);
+      },
+      true,
+    ),
+    forgetAnswerPart: guarded(
+      'forgetAnswerPart',
+      (space: string, key: string, part: number) => {
+        if (perTick) pending.putAnswerPart({ space, key, part }, null);
+        else writeAnswerPart({ space, key, part }, null);
+      },
+      true,
+    ),
+    pendingAnswerParts: guarded('pendingAnswerParts', () =>
+      (s.selectAnswerParts.all() as AnswerPartRow[]).map(
+        (row): PendingAnswerPart => ({
+          space: row.space,
+          key: row.answer_key,
+          part: row.part,
+          parts: row.parts,
+          ...(row.turn_id !== null ? { turnId: row.turn_id } : {}),
+          ...(row.thread !== null ? { thread: JSON.parse(row.thread) } : {}),
+          text: row.text,
+          savedAt: row.saved_at,
+        }),
+      ),
     ),
     turnSummary: guarded('turnSummary', (turnId: string) => {
       const row = s.selectSummary.get(turnId) as SummaryRow | undefined;
@@ -514,6 +596,15 @@ function prepareStatements(db: Database.Database) {
     ),
     deleteStrayLog: db.prepare('DELETE FROM stray_logs WHERE space = ?'),
     selectStrayLogs: db.prepare('SELECT space, snapshot, updated_at FROM stray_logs ORDER BY rowid'),
+    upsertAnswerPart: db.prepare(
+      `INSERT INTO answer_parts (space, answer_key, part, parts, turn_id, thread, text, saved_at)
+       VALUES (@space, @key, @part, @parts, @turnId, @thread, @text, @savedAt)
+       ON CONFLICT (space, answer_key, part) DO UPDATE SET
+         parts = excluded.parts, turn_id = excluded.turn_id, thread = excluded.thread,
+         text = excluded.text, saved_at = excluded.saved_at`,
+    ),
+    deleteAnswerPart: db.prepare('DELETE FROM answer_parts WHERE space = ? AND answer_key = ? AND part = ?'),
+    selectAnswerParts: db.prepare('SELECT * FROM answer_parts ORDER BY rowid'),
     upsertSummary: db.prepare(
       `INSERT OR REPLACE INTO turn_summaries
          (turn_id, space, state, outcome, degraded, log_messages, entries, dead_letters, ended_at)

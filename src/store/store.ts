@@ -1,6 +1,7 @@
 /**
  * The persistence seam. The runtime saves each live turn's persisted XState
- * snapshot on every transition, each space's stray log while it is live, the inbound anchors of each space, the run
+ * snapshot on every transition, each space's stray log while it is live, the
+ * parts of answers not delivered yet, the inbound anchors of each space, the run
  * record (every accepted event with its seq), dead letters, and the refs of
  * posts by client id (so a post retried after a crash finds the message it
  * already made on platforms without idempotent creates).
@@ -11,7 +12,7 @@
 import type { Action, ActionUser, NewAction } from '../actions/types.js';
 import type { RunEvent } from '../events/schema.js';
 import type { FrameCard } from '../surfaces/frame.js';
-import type { PostedMessage } from '../surfaces/surface.js';
+import type { PostedMessage, ThreadAnchor } from '../surfaces/surface.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -33,6 +34,29 @@ export interface PersistedStrayLog {
   /** `getPersistedSnapshot()` of the stray log actor: plain JSON. */
   snapshot: unknown;
   updatedAt: number;
+}
+
+/**
+ * One part of an answer the platform has not accepted yet (docs/architecture.md,
+ * "What survives a restart"). An answer is saved as all its parts when it is
+ * accepted, with the event that carried it, and each part is forgotten once
+ * the platform took it: a restart posts the parts still kept, in order, with
+ * the same client ids (idempotent creates never post one twice).
+ */
+export interface PendingAnswerPart {
+  space: string;
+  /** The answer's client id (`<turnId>:answer:<seq>`): part 0's; part N's is `<key>-N`. */
+  key: string;
+  /** 0, 1, 2…: its place among the answer's parts. */
+  part: number;
+  /** How many parts the answer has. */
+  parts: number;
+  turnId?: string;
+  /** The thread it goes in (`finalReplyInThread`); absent: top-level. */
+  thread?: ThreadAnchor;
+  /** The part's Markdown, cut from the redacted answer. */
+  text: string;
+  savedAt: number;
 }
 
 /** What is kept of a finished turn, for `GET /v1/turns/:turnId`. */
@@ -122,6 +146,13 @@ export interface TurnlogStore {
   forgetStrayLog(space: string): MaybePromise<void>;
   /** Every saved stray log, for restoring after a restart. */
   strayLogs(): MaybePromise<PersistedStrayLog[]>;
+
+  /** Saves the parts of answers not delivered yet (a part saved again replaces the one kept). */
+  saveAnswerParts(parts: PendingAnswerPart[]): MaybePromise<void>;
+  /** The platform accepted (or refused for good) a part: it is not posted again after a restart. */
+  forgetAnswerPart(space: string, key: string, part: number): MaybePromise<void>;
+  /** Every part kept, in the order saved (an answer's parts in order), for restoring after a restart. */
+  pendingAnswerParts(): MaybePromise<PendingAnswerPart[]>;
 
   saveAnchor(space: string, anchor: StoredAnchor): MaybePromise<void>;
   anchors(space: string, limit: number): MaybePromise<StoredAnchor[]>;

@@ -100,6 +100,23 @@ describe('schema migrations', () => {
     expect(tables(db)).toEqual([]);
   });
 
+  it('a version 5 database (before pending answer parts) gets migration 6 and keeps its stray logs (issue 9 · answers are never lost)', () => {
+    const path = nextFile();
+    const db = connect(path);
+    expect(migrate(db, path, SQLITE_MIGRATIONS.slice(0, 5))).toEqual({ from: 0, to: 5 });
+    db.prepare('INSERT INTO stray_logs (space, snapshot, updated_at) VALUES (?, ?, ?)').run(
+      'gchat:spaces/A',
+      '{}',
+      1,
+    );
+    db.close();
+    const store = createSqliteStore({ path });
+    handles.push(store);
+    expect(store.strayLogs()).toEqual([{ space: 'gchat:spaces/A', snapshot: {}, updatedAt: 1 }]);
+    expect(store.pendingAnswerParts()).toEqual([]);
+    expect(schemaVersion(connect(path))).toBe(6);
+  });
+
   it('refuses a migration list that is not numbered 1, 2, 3…', () => {
     const path = nextFile();
     const db = connect(path);

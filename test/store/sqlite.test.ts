@@ -79,6 +79,17 @@ describe('sqlite store: persistence', () => {
       snapshot: { value: { window: 'open', writer: 'idle' } },
       updatedAt: 10,
     });
+    const answerPart = {
+      space: SPACE,
+      key: 'T1:answer:4',
+      part: 1,
+      parts: 2,
+      turnId: 'T1',
+      thread: { rootMessageId: 'm0', threadId: 't0' },
+      text: 'the second half',
+      savedAt: 11,
+    };
+    first.saveAnswerParts([answerPart]);
     first.close();
 
     const second = open({ path });
@@ -94,6 +105,7 @@ describe('sqlite store: persistence', () => {
     expect(second.strayLogs()).toEqual([
       { space: SPACE, snapshot: { value: { window: 'open', writer: 'idle' } }, updatedAt: 10 },
     ]);
+    expect(second.pendingAnswerParts()).toEqual([answerPart]);
   });
 
   it('keeps its bounds across reopen: pruning counts the rows already in the file', () => {
@@ -171,6 +183,46 @@ describe('sqlite store: snapshots and run record committed once per tick', () =>
     store.forgetStrayLog('slack:C1');
     await nextTick();
     expect(strayRows()).toEqual([[SPACE, { n: 2 }]]);
+  });
+
+  it("commits an answer's parts with the event that carried it; a part's forget in a later tick deletes its row (issue 9 · answers are never lost)", async () => {
+    const path = nextFile();
+    const store = open({ path });
+    const reader = peek(path);
+    const partRows = () =>
+      reader.prepare('SELECT answer_key, part, text FROM answer_parts ORDER BY rowid').all() as {
+        answer_key: string;
+        part: number;
+        text: string;
+      }[];
+    const part = (n: number) => ({
+      space: SPACE,
+      key: 'T1:answer:1',
+      part: n,
+      parts: 3,
+      text: `p${n}`,
+      savedAt: 1,
+    });
+    store.appendEvent(inputEvent(1));
+    store.saveAnswerParts([part(0), part(1), part(2)]);
+    // The crash window: neither the event nor the parts are in the file yet.
+    expect(partRows()).toEqual([]);
+    expect(fileEvents(reader)).toEqual([]);
+    await nextTick();
+    expect(fileEvents(reader)).toEqual([1]);
+    expect(partRows().map((r) => r.part)).toEqual([0, 1, 2]);
+    store.forgetAnswerPart(SPACE, 'T1:answer:1', 0);
+    expect(partRows().map((r) => r.part)).toEqual([0, 1, 2]);
+    await nextTick();
+    expect(partRows()).toEqual([
+      { answer_key: 'T1:answer:1', part: 1, text: 'p1' },
+      { answer_key: 'T1:answer:1', part: 2, text: 'p2' },
+    ]);
+    // Saved and forgotten in one tick: nothing is written.
+    store.saveAnswerParts([{ ...part(0), key: 'T1:answer:2' }]);
+    store.forgetAnswerPart(SPACE, 'T1:answer:2', 0);
+    await nextTick();
+    expect(partRows().map((r) => r.answer_key)).toEqual(['T1:answer:1', 'T1:answer:1']);
   });
 
   it('a read commits what is pending first, so it sees every write', () => {

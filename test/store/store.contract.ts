@@ -8,7 +8,7 @@ import { createActor, type Snapshot } from 'xstate';
 import type { RunEvent } from '../../src/events/schema.js';
 import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
 import type { MemoryStoreLimits } from '../../src/store/memory.js';
-import type { PersistedTurn, TurnlogStore, TurnSummary } from '../../src/store/store.js';
+import type { PendingAnswerPart, PersistedTurn, TurnlogStore, TurnSummary } from '../../src/store/store.js';
 import { entry, SPACE, settle, startTurn } from '../machines/turn.helpers.js';
 import { describeOutboxContract } from './outbox.contract.js';
 
@@ -327,6 +327,68 @@ export function describeStoreContract(name: string, createStore: StoreFactory): 
         // Saved again after it was forgotten: it is back.
         await store.saveStrayLog(strayLog(SPACE, 4, 'again'));
         expect((await store.strayLogs()).map((l) => l.space).sort()).toEqual([OTHER_SPACE, SPACE].sort());
+      });
+    });
+
+    describe('pending answer parts (issue 9 · answers are never lost: a multi-part answer survives kill -9)', () => {
+      const part = (key: string, n: number, parts: number, extra: Partial<PendingAnswerPart> = {}) => ({
+        space: SPACE,
+        key,
+        part: n,
+        parts,
+        turnId: 'T1',
+        text: `paragraph ${n} of ${key}`,
+        savedAt: 100 + n,
+        ...extra,
+      });
+
+      it('keeps every part saved, in the order saved, with its thread and turn', async () => {
+        const store = open();
+        expect(await store.pendingAnswerParts()).toEqual([]);
+        const thread = { rootMessageId: 'spaces/AAAA/messages/root', threadId: 'spaces/AAAA/threads/t1' };
+        await store.saveAnswerParts([
+          part('T1:answer:5', 0, 3),
+          part('T1:answer:5', 1, 3),
+          part('T1:answer:5', 2, 3),
+        ]);
+        await store.saveAnswerParts([
+          part('T2:answer:9', 0, 1, { space: OTHER_SPACE, turnId: 'T2', thread }),
+        ]);
+        expect(await store.pendingAnswerParts()).toEqual([
+          part('T1:answer:5', 0, 3),
+          part('T1:answer:5', 1, 3),
+          part('T1:answer:5', 2, 3),
+          part('T2:answer:9', 0, 1, { space: OTHER_SPACE, turnId: 'T2', thread }),
+        ]);
+      });
+
+      it('forgets a part once delivered, and only that part of that answer in that space', async () => {
+        const store = open();
+        await store.saveAnswerParts([part('K', 0, 3), part('K', 1, 3), part('K', 2, 3)]);
+        await store.saveAnswerParts([
+          part('K', 0, 2, { space: OTHER_SPACE }),
+          part('K', 1, 2, { space: OTHER_SPACE }),
+        ]);
+        await store.forgetAnswerPart(SPACE, 'K', 0);
+        await store.forgetAnswerPart(SPACE, 'K', 1);
+        await store.forgetAnswerPart(SPACE, 'NEVER', 0);
+        expect(await store.pendingAnswerParts()).toEqual([
+          part('K', 2, 3),
+          part('K', 0, 2, { space: OTHER_SPACE }),
+          part('K', 1, 2, { space: OTHER_SPACE }),
+        ]);
+        await store.forgetAnswerPart(SPACE, 'K', 2);
+        expect((await store.pendingAnswerParts()).map((p) => p.space)).toEqual([OTHER_SPACE, OTHER_SPACE]);
+      });
+
+      it('a part saved again replaces the one kept; what it hands out is a copy', async () => {
+        const store = open();
+        await store.saveAnswerParts([part('K', 0, 1, { text: 'first' })]);
+        await store.saveAnswerParts([part('K', 0, 1, { text: 'again' })]);
+        const kept = await store.pendingAnswerParts();
+        expect(kept).toEqual([part('K', 0, 1, { text: 'again' })]);
+        (kept[0] as { text: string }).text = 'changed by the caller';
+        expect((await store.pendingAnswerParts())[0]?.text).toBe('again');
       });
     });
 
