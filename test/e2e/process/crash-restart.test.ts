@@ -92,10 +92,14 @@ describe('serve: kill -9 mid-turn and restart on the same database', () => {
     expect(emulator.state.messages('spaces/CRASH').filter((m) => m.text.includes('file-1.ts'))).toHaveLength(
       1,
     );
-    expect(emulator.state.calls().filter((c) => c.op === 'create' && c.text === 'Fixed.')).toHaveLength(1);
+    // The answer follows the card's final frame (one channel spacing later), so
+    // the turn can read `ended` a moment before the answer is posted.
+    const answers = () => emulator.state.calls().filter((c) => c.op === 'create' && c.text === 'Fixed.');
+    await vi.waitFor(() => expect(answers()).toHaveLength(1), { timeout: 20_000, interval: 50 });
 
     second.kill('SIGTERM');
     const [code] = await once(second, 'exit');
     expect(code).toBe(0);
+    expect(answers()).toHaveLength(1);
   }, 90_000);
 });
