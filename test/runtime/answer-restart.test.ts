@@ -82,13 +82,24 @@ async function start(
   return h;
 }
 
-/** The first process: turn T1 answers with PARTS paragraphs and ends; resolves once `landed` parts are posted. */
-async function answerUntil(h: Harness, platform: Platform, landed: number): Promise<void> {
+/** Turn T1 on a person's message: an answer of PARTS paragraphs, then its end; resolves once the runtime took them. */
+async function sendAnswer(h: Harness, platform: Platform): Promise<void> {
   const root = h.userMessage('u1');
   h.send({ type: 'turn_started', turnId: 'T1', root });
   h.send({ type: 'answer', turnId: 'T1', text: answerText(WORDS[platform]) });
   h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
   await h.runtime.sync();
+}
+
+/** The process dies: its actor stops with its calls in flight, and it never runs again. */
+function kill(h: Harness): void {
+  h.runtime.actor.stop();
+  running.splice(running.indexOf(h), 1);
+}
+
+/** The first process: turn T1 answers with PARTS paragraphs and ends; resolves once `landed` parts are posted. */
+async function answerUntil(h: Harness, platform: Platform, landed: number): Promise<void> {
+  await sendAnswer(h, platform);
   for (let ms = 0; newMessages(h.surface).length < landed; ms += 100) {
     if (ms > 120_000) throw new Error(`only ${newMessages(h.surface).length} of ${landed} parts landed`);
     await h.advance(100);
@@ -114,8 +125,7 @@ describe('runtime: a multi-part answer across a restart', () => {
     await answerUntil(first, 'gchat', 2);
     await first.runtime.sync();
     const killed = killedCopy(path, 'killed.db');
-    first.runtime.actor.stop(); // its calls in flight are dropped with it
-    running.splice(running.indexOf(first), 1);
+    kill(first);
 
     const own = new SimulatedClock();
     own.set(clock.now() + 5_000);
@@ -147,11 +157,7 @@ describe('runtime: a multi-part answer across a restart', () => {
       const surface = createMemorySurface({ platform, now: () => clock.now() });
       const first = await start(platform, clock, openStore(path), surface);
       // The file as it was when the answer was accepted: every part pending.
-      const root = first.userMessage('u1');
-      first.send({ type: 'turn_started', turnId: 'T1', root });
-      first.send({ type: 'answer', turnId: 'T1', text: answerText(WORDS[platform]) });
-      first.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-      await first.runtime.sync();
+      await sendAnswer(first, platform);
       const killed = killedCopy(path, 'killed.db');
       // The first process goes on posting three parts before it dies: the copy never saw them forgotten.
       for (let ms = 0; newMessages(surface).length < 3 && ms < 120_000; ms += 100) await first.advance(100);
@@ -159,7 +165,7 @@ describe('runtime: a multi-part answer across a restart', () => {
       // On Slack (no idempotent create) the ref of each post is what the next process finds: copy it over.
       if (platform === 'slack') {
         const refs = openStore(path);
-        first.runtime.actor.stop();
+        kill(first);
         const kept = openStore(killed);
         const clientIds = newMessages(surface).map((c) => String(c.details?.clientId));
         expect(clientIds[1]).toBe(`${clientIds[0]}-1`);
@@ -169,8 +175,7 @@ describe('runtime: a multi-part answer across a restart', () => {
           if (ref) kept.recordPost(clientId, ref);
         }
         kept.close();
-      } else first.runtime.actor.stop();
-      running.splice(running.indexOf(first), 1);
+      } else kill(first);
 
       const own = new SimulatedClock();
       own.set(clock.now() + 5_000);
@@ -192,17 +197,12 @@ describe('runtime: a multi-part answer across a restart', () => {
     const space = SPACES.slack;
     const surface = createMemorySurface({ platform: 'slack', now: () => clock.now() });
     const first = await start('slack', clock, openStore(path), surface);
-    const root = first.userMessage('u1');
-    first.send({ type: 'turn_started', turnId: 'T1', root });
-    first.send({ type: 'answer', turnId: 'T1', text: answerText(WORDS.slack) });
-    first.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    await first.runtime.sync();
+    await sendAnswer(first, 'slack');
     const killed = killedCopy(path, 'killed.db');
     for (let ms = 0; newMessages(surface).length < 3 && ms < 120_000; ms += 100) await first.advance(100);
     // The process died after Slack took part 3 and before its ref was committed: only parts 1 and 2 are known.
     const refs = openStore(path);
-    first.runtime.actor.stop();
-    running.splice(running.indexOf(first), 1);
+    kill(first);
     const kept = openStore(killed);
     for (const call of newMessages(surface).slice(0, 2)) {
       const clientId = String(call.details?.clientId);
@@ -265,8 +265,7 @@ describe('runtime: a multi-part answer across a restart', () => {
     await answerUntil(first, 'gchat', 2);
     await first.runtime.sync();
     const killed = killedCopy(path, 'killed.db');
-    first.runtime.actor.stop();
-    running.splice(running.indexOf(first), 1);
+    kill(first);
 
     // From now on the platform refuses every new message.
     surface.fail({ op: 'create', status: 400, times: 1_000 });

@@ -99,3 +99,17 @@ export async function firstProcessWithPendingEntry(
   await first.runtime.stop();
   return root;
 }
+
+/** A note for a turn no one started ('T1 ' with its trailing space): a stray, shown in the space's stray log. */
+export const stray = (h: Harness, text: string) => h.send({ type: 'note', turnId: 'T1 ', text });
+/** Top-level messages the surface created (the stray log's, among others). */
+export const topLevelCreates = (surface: MemorySurface) =>
+  surface.calls.filter((c) => c.op === 'create' && c.status < 300 && c.thread === null);
+/** Every message of the space, joined: what a person sees there. */
+export const spaceText = (surface: MemorySurface) =>
+  surface
+    .messages(SPACE)
+    .map((m) => m.text)
+    .join('\n');
+/** How many times `needle` occurs in `text`. */
+export const count = (text: string, needle: string) => text.split(needle).length - 1;

@@ -9,17 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createMemoryStore } from '../../src/store/memory.js';
 import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
-import { type Harness, SPACE, startRuntime } from './runtime.helpers.js';
-
-const stray = (h: Harness, text: string) => h.send({ type: 'note', turnId: 'T1 ', text });
-const topLevelCreates = (surface: MemorySurface) =>
-  surface.calls.filter((c) => c.op === 'create' && c.status < 300 && c.thread === null);
-const shown = (surface: MemorySurface) =>
-  surface
-    .messages(SPACE)
-    .map((m) => m.text)
-    .join('\n');
-const count = (text: string, needle: string) => text.split(needle).length - 1;
+import {
+  count,
+  type Harness,
+  SPACE,
+  spaceText,
+  startRuntime,
+  stray,
+  topLevelCreates,
+} from './runtime.helpers.js';
 
 /** `stop({flush: true})` with the simulated clock kept moving (the budget spaces writes 1 s apart on it). */
 async function stopWithFlush(h: Harness, timeoutMs = 5000) {
@@ -43,10 +41,10 @@ describe('runtime: stop({flush: true}) and the stray log', () => {
     // The space's channel is busy for a second after the post: these wait for the budget.
     stray(first, 'stray two');
     stray(first, 'stray three');
-    expect(count(shown(surface), 'stray two')).toBe(0);
+    expect(count(spaceText(surface), 'stray two')).toBe(0);
 
     expect(await stopWithFlush(first)).toEqual({ flushed: true });
-    const text = shown(surface);
+    const text = spaceText(surface);
     for (const s of ['stray one', 'stray two', 'stray three']) expect(count(text, s)).toBe(1);
     expect(topLevelCreates(surface)).toHaveLength(1);
 
@@ -69,11 +67,11 @@ describe('runtime: stop({flush: true}) and the stray log', () => {
     stray(first, 'stray two');
     await first.advance(6_500);
     expect(surface.calls.filter((c) => c.op === 'update' && c.status === 503)).toHaveLength(3);
-    expect(count(shown(surface), 'stray two')).toBe(0);
+    expect(count(spaceText(surface), 'stray two')).toBe(0);
 
     const before = clock.now();
     expect(await stopWithFlush(first)).toEqual({ flushed: true });
-    expect(count(shown(surface), 'stray two')).toBe(1);
+    expect(count(spaceText(surface), 'stray two')).toBe(1);
     // Sent through a terminal slot at once (within the channel's spacing), not after the 8 s back-off.
     const edit = surface.calls.find(
       (c) => c.op === 'update' && c.status < 300 && c.text?.includes('stray two'),
@@ -95,7 +93,7 @@ describe('runtime: stop({flush: true}) and the stray log', () => {
     surface.resume();
     const second = await startRuntime({ clock, store, surface });
     await second.advance(3_000);
-    expect(count(shown(surface), 'stray two')).toBe(1);
+    expect(count(spaceText(surface), 'stray two')).toBe(1);
     await second.runtime.stop();
   });
 });

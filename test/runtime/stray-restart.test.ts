@@ -14,7 +14,15 @@ import { SimulatedClock } from 'xstate';
 import { createMemoryStore } from '../../src/store/memory.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
 import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
-import { type Harness, SPACE, startRuntime } from './runtime.helpers.js';
+import {
+  count,
+  type Harness,
+  SPACE,
+  spaceText,
+  startRuntime,
+  stray,
+  topLevelCreates,
+} from './runtime.helpers.js';
 
 const dirs: string[] = [];
 const stores: SqliteStore[] = [];
@@ -28,16 +36,6 @@ const openStore = (path: string): SqliteStore => {
   stores.push(store);
   return store;
 };
-
-const stray = (h: Harness, text: string) => h.send({ type: 'note', turnId: 'T1 ', text });
-const topLevelCreates = (surface: MemorySurface) =>
-  surface.calls.filter((c) => c.op === 'create' && c.status < 300 && c.thread === null);
-const strayText = (surface: MemorySurface) =>
-  surface
-    .messages(SPACE)
-    .map((m) => m.text)
-    .join('\n');
-const count = (text: string, needle: string) => text.split(needle).length - 1;
 
 describe('runtime: the stray log across a restart', () => {
   it('graceful stop: the next runtime edits the same stray message for the rest of its minute', async () => {
@@ -88,7 +86,7 @@ describe('runtime: the stray log across a restart', () => {
     const second = await startRuntime({ clock, store, surface });
     await second.advance(5_000);
     expect(topLevelCreates(surface)).toHaveLength(1);
-    const text = strayText(surface);
+    const text = spaceText(surface);
     expect(count(text, 'stray one')).toBe(1);
     for (let i = 2; i <= 6; i++) expect(count(text, `stray ${i}`)).toBe(1);
     await second.runtime.stop();
