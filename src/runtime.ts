@@ -121,6 +121,11 @@ export interface TurnView {
   outcome?: string;
   warnings?: string[];
   deadLetters?: number;
+  /**
+   * Parts of the turn's answers accepted and not yet taken by the platform
+   * (kept across a restart): 0 once every part is posted or refused for good.
+   */
+  answerPartsPending?: number;
 }
 
 export interface Runtime {
@@ -1045,7 +1050,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     turn(turnId) {
       const actor = turnActor(turnId);
       const view = actor ? viewOf(actor.getSnapshot() as AnyMachineSnapshot) : recent.get(turnId);
-      return view && withFailedAnswers(view);
+      return view && { ...withFailedAnswers(view), answerPartsPending: pendingAnswers.pendingFor(turnId) };
     },
     configureSpace(space, settings) {
       registry.forSpace(space);
@@ -1082,7 +1087,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async finishedTurn(turnId) {
       const summary = await store.turnSummary(turnId);
-      return summary ? fromSummary(summary) : undefined;
+      return summary
+        ? { ...fromSummary(summary), answerPartsPending: pendingAnswers.pendingFor(turnId) }
+        : undefined;
     },
     async stop(opts = {}) {
       await ready;

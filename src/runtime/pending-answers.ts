@@ -30,6 +30,8 @@ export interface PendingAnswers extends PendingAnswerSink {
   spaces(): string[];
   /** The deliveries that post a space's kept parts, oldest answer first. */
   resumeIn(space: string): DeliveryInput[];
+  /** How many parts of a turn's answers are kept: accepted, not yet posted nor refused for good. */
+  pendingFor(turnId: string): number;
 }
 
 export function createPendingAnswers(
@@ -66,6 +68,12 @@ export function createPendingAnswers(
     spaces: () => [...kept.keys()],
     resumeIn(space) {
       return resumedDeliveries([...(kept.get(space)?.values() ?? [])]);
+    },
+    pendingFor(turnId) {
+      let count = 0;
+      for (const space of kept.values())
+        for (const part of space.values()) if (part.turnId === turnId) count++;
+      return count;
     },
   };
 }

@@ -11,6 +11,7 @@ import { provideDeliveryMachine } from '../../src/runtime/delivery.implementatio
 import { resumedDeliveries } from '../../src/runtime/pending-answers.js';
 import type { PendingAnswerPart } from '../../src/store/store.js';
 import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { startRuntime } from './runtime.helpers.js';
 
 const SPACE = 'gchat:spaces/PARTS';
 const part = (key: string, n: number, parts: number): PendingAnswerPart => ({
@@ -102,5 +103,48 @@ describe('a delivery of kept answer parts', () => {
     const output = await toPromise(actor);
     expect(output).toMatchObject({ status: 'failed', purpose: 'answer' });
     expect(forgotten).toEqual([[1, 2, 3]]);
+  });
+});
+
+describe('the turn view: answerPartsPending (GET /v1/turns/:turnId)', () => {
+  /** n paragraphs of 5,400 characters: one message each on Google Chat (7,000 at most). */
+  const paragraphs = (n: number) =>
+    Array.from({ length: n }, (_, i) => `¶${i + 1} ${'lorem ipsum dolor sit amet '.repeat(200)}`).join(
+      '\n\n',
+    );
+
+  it('counts the parts accepted and not posted yet, down to 0 once the platform took every one', async () => {
+    const h = await startRuntime({});
+    const root = h.userMessage('u1');
+    h.send({ type: 'turn_started', turnId: 'T1', root });
+    h.send({ type: 'answer', turnId: 'T1', text: paragraphs(3) });
+    h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await h.runtime.sync();
+    const answerPosts = () =>
+      h.surface.calls.filter((c) => c.op === 'create' && (c.text ?? '').includes('¶'));
+    expect(answerPosts().length).toBeLessThan(3);
+    // A part in flight is still pending: only a part the platform took is not.
+    const pending = h.runtime.turn('T1')?.answerPartsPending ?? 0;
+    expect(pending).toBeGreaterThan(0);
+    expect(pending).toBeGreaterThanOrEqual(3 - answerPosts().length);
+    for (let ms = 0; answerPosts().length < 3 && ms < 60_000; ms += 100) await h.advance(100);
+    expect(answerPosts()).toHaveLength(3);
+    await h.advance(1_000);
+    expect(h.runtime.turn('T1')).toMatchObject({ state: 'ended', answerPartsPending: 0, degraded: false });
+    await h.runtime.stop();
+  });
+
+  it('a part refused for good is no longer pending: 0, and the turn is degraded with a dead letter', async () => {
+    const h = await startRuntime({});
+    h.surface.fail({ op: 'create', status: 400, times: 1_000 });
+    const root = h.userMessage('u1');
+    h.send({ type: 'turn_started', turnId: 'T1', root });
+    h.send({ type: 'answer', turnId: 'T1', text: paragraphs(2) });
+    h.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
+    await h.runtime.sync();
+    await h.advance(60_000);
+    expect(h.runtime.turn('T1')).toMatchObject({ answerPartsPending: 0, degraded: true });
+    expect(h.runtime.turn('T1')?.deadLetters).toBeGreaterThanOrEqual(1);
+    await h.runtime.stop();
   });
 });

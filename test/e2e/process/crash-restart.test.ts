@@ -78,8 +78,11 @@ describe('serve: kill -9 mid-turn and restart on the same database', () => {
     ]);
     await vi.waitFor(
       async () => {
-        const view = (await (await fetch(`${url2}/v1/turns/T1`)).json()) as { state?: string };
-        expect(view.state).toBe('ended');
+        const view = (await (await fetch(`${url2}/v1/turns/T1`)).json()) as {
+          state?: string;
+          answerPartsPending?: number;
+        };
+        expect(view).toMatchObject({ state: 'ended', answerPartsPending: 0 });
       },
       { timeout: 30_000, interval: 100 },
     );
@@ -92,10 +95,9 @@ describe('serve: kill -9 mid-turn and restart on the same database', () => {
     expect(emulator.state.messages('spaces/CRASH').filter((m) => m.text.includes('file-1.ts'))).toHaveLength(
       1,
     );
-    // The answer follows the card's final frame (one channel spacing later), so
-    // the turn can read `ended` a moment before the answer is posted.
+    // The answer follows the card's final frame: `answerPartsPending: 0` says it was posted.
     const answers = () => emulator.state.calls().filter((c) => c.op === 'create' && c.text === 'Fixed.');
-    await vi.waitFor(() => expect(answers()).toHaveLength(1), { timeout: 20_000, interval: 50 });
+    expect(answers()).toHaveLength(1);
 
     second.kill('SIGTERM');
     const [code] = await once(second, 'exit');
