@@ -45,7 +45,7 @@ import { resolveConfig, type TurnlogConfig, type TurnlogConfigInput } from './co
 import { parseRunEvent } from './events/parse.js';
 import { redactRunEvent } from './events/redact-event.js';
 import type { RunEvent } from './events/schema.js';
-import { scrubInput } from './events/scrub.js';
+import { KeyStreams, scrubInput } from './events/scrub.js';
 import { TurnSequencer } from './events/sequence.js';
 import { builtinPlatforms, type PlatformRegistry } from './platforms/registry.js';
 import type { PlatformCapabilities, PlatformDescriptor } from './platforms/types.js';
@@ -359,6 +359,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   const sequencer = new TurnSequencer({ now: () => clock.now() });
+  /** Private keys streamed across events: a chunk's key stays hidden in the chunks after it. */
+  const keyStreams = new KeyStreams();
   const recallUntil = clock.now() + RECALL_AFTER_START_MS;
   /** Latest persisted snapshot of every live turn, for restarting a crashed one without a store round trip. */
   const snapshots = new Map<string, { space: string; snapshot: Snapshot<unknown> }>();
@@ -955,7 +957,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    */
   function admit(raw: unknown): { result: IngestResult; accepted?: RunEvent } {
     // Secrets and direction controls go before anything is parsed, stored or logged.
-    const scrubbed = scrubInput(raw);
+    const scrubbed = scrubInput(raw, keyStreams);
     if (!scrubbed.ok) return { result: reject('ingest', scrubbed.error, scrubbed.payload) };
     const input = scrubbed.value;
     const parsed = parseRunEvent(input, { platforms: registry });

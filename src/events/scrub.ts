@@ -1,6 +1,6 @@
 import { opensPrivateKeyBlock } from './private-key-blocks.js';
 import { redactSecrets } from './redact.js';
-import { REDACTED } from './redaction-marker.js';
+import { REDACTED, redactedAs } from './redaction-marker.js';
 import { isSecretName } from './secret-names.js';
 
 /**
@@ -35,7 +35,7 @@ export type ScrubResult = { ok: true; value: unknown } | { ok: false; error: str
  * A JSON text: depth-checked, parsed, then scrubbed. A value: scrubbed,
  * refused when nested deeper than MAX_JSON_DEPTH (or cyclic).
  */
-export function scrubInput(input: unknown): ScrubResult {
+export function scrubInput(input: unknown, streams?: KeyStreams): ScrubResult {
   if (typeof input === 'string') {
     const depth = jsonDepth(input, MAX_JSON_DEPTH);
     if (depth > MAX_JSON_DEPTH) {
@@ -47,10 +47,10 @@ export function scrubInput(input: unknown): ScrubResult {
     } catch (error) {
       return { ok: false, error: `invalid JSON: ${jsonErrorOf(error)}`, payload: redactRawText(input) };
     }
-    return { ok: true, value: scrubValue('', value, 0) };
+    return { ok: true, value: scrubEvent(value, streams) };
   }
   try {
-    return { ok: true, value: scrubValue('', input, 0) };
+    return { ok: true, value: scrubEvent(input, streams) };
   } catch (error) {
     const message = error instanceof TooDeep ? tooDeep() : `could not read the event: ${String(error)}`;
     return { ok: false, error: redactSecrets(message), payload: '(a value given in process, unreadable)' };
@@ -81,6 +81,104 @@ function scrubText(text: string): string {
   }
   return scrubbed;
 }
+
+/**
+ * Private keys streamed across events: a tool's output (or an assistant's
+ * text) in chunks, the key's BEGIN line in one event, its body in the next
+ * ones, its END line in a later one. A stream is one field of the events of
+ * one space, turn and call (or subagent, or else event type); once a chunk
+ * leaves a key open, the next chunks of that stream are key material up to
+ * the END line or the first line that is not base64. In memory only, and
+ * bounded: past `max` open streams the oldest is forgotten (the stateless
+ * net in private-key-blocks.ts still hides full-width key lines then, as it
+ * does after a restart).
+ */
+export class KeyStreams {
+  private readonly open = new Set<string>();
+
+  constructor(private readonly max = 4096) {}
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  isOpen(stream: string): boolean {
+    return this.open.has(stream);
+  }
+
+  set(stream: string, open: boolean): void {
+    this.open.delete(stream);
+    if (!open) return;
+    if (this.open.size >= this.max) {
+      const oldest = this.open.values().next().value;
+      if (oldest !== undefined) this.open.delete(oldest);
+    }
+    this.open.add(stream);
+  }
+}
+
+/** An event's stream id (space, turn, call or subagent or type), each part bounded. */
+function streamOf(event: Record<string, unknown>): string {
+  const part = (v: unknown) => (typeof v === 'string' ? v.slice(0, 256) : '');
+  const source = part(event.callId) || part(event.subagentId) || `type:${part(event.type)}`;
+  return `${part(event.space)}\u0000${part(event.turnId)}\u0000${source}`;
+}
+
+/** A whole event: its top-level text fields continue (or open) their streams' keys. */
+function scrubEvent(value: unknown, streams: KeyStreams | undefined): unknown {
+  if (streams === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return scrubValue('', value, 0);
+  }
+  let stream: string | undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v !== 'string' || isSecretName(k) || (streams.size === 0 && !v.includes('-----BEGIN '))) {
+      out[scrubText(k)] = scrubValue(k, v, 1);
+      continue;
+    }
+    stream ??= streamOf(value as Record<string, unknown>);
+    const field = `${stream}\u0000${k}`;
+    const plain = stripBidi(v);
+    const open = streams.isOpen(field);
+    if (open && plain.trim() === '') {
+      out[scrubText(k)] = plain; // an empty chunk neither ends a key nor shows any of it
+      continue;
+    }
+    const { hidden, rest } = open ? keyContinuation(plain) : { hidden: false, rest: plain };
+    out[scrubText(k)] = hidden ? `${redactedAs('private-key')}${scrubText(rest)}` : scrubText(rest);
+    // Still open: all of this chunk was key material, or what follows its key opens another.
+    streams.set(field, hidden && rest === '' ? plain !== '' : opensPrivateKeyBlock(rest));
+  }
+  return out;
+}
+
+/**
+ * The start of a chunk that continues a key: whole lines of base64 (or a PEM
+ * header such as `Proc-Type:`, or blank), through the END line if there is
+ * one; `rest` is what follows, to be read as ordinary text.
+ */
+function keyContinuation(text: string): { hidden: boolean; rest: string } {
+  let at = 0;
+  while (at < text.length) {
+    const newline = text.indexOf('\n', at);
+    const lineEnd = newline === -1 ? text.length : newline;
+    const line = text.slice(at, lineEnd);
+    const end = line.indexOf('-----END ');
+    if (end !== -1) {
+      const dashes = line.indexOf('-----', end + '-----END '.length);
+      const through = dashes === -1 ? lineEnd : at + dashes + '-----'.length;
+      return { hidden: true, rest: text.slice(through) };
+    }
+    if (!KEY_MATERIAL_LINE.test(line)) break;
+    at = newline === -1 ? text.length : newline + 1;
+  }
+  // The line break after the last hidden line stays with the text after it.
+  const cut = at > 0 && at < text.length ? at - 1 : at;
+  return { hidden: cut > 0, rest: text.slice(cut) };
+}
+
+/** A line of a key's body: base64, blank, or an encrypted PEM's `Proc-Type:` / `DEK-Info:` header. */
+const KEY_MATERIAL_LINE = /^(?:[A-Za-z0-9+/=]*|(?:Proc-Type|DEK-Info|Comment):[^\n]*)\r?$/;
 
 function scrubValue(key: string, value: unknown, depth: number): unknown {
   if (typeof value === 'string') {

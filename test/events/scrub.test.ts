@@ -4,7 +4,7 @@
  * it comes, however often, in a key or a value.
  */
 import { describe, expect, it } from 'vitest';
-import { redactRawText, scrubInput } from '../../src/events/scrub.js';
+import { KeyStreams, redactRawText, scrubInput } from '../../src/events/scrub.js';
 
 const TOKEN = 'ghp_1234567890abcdefghijABCDEFGHIJ123456';
 
@@ -59,5 +59,84 @@ describe('redactRawText on a private key split across string literals', () => {
     const out = redactRawText(line);
     for (const b of body) expect(out).not.toContain(b.slice(0, 24));
     expect(out).toContain('"after"');
+  });
+});
+
+/**
+ * issue 9 item 5 · a private key streamed across events: its BEGIN line in one
+ * chunk of a tool's output, its body in the next, its END in a third. The
+ * chunks of one stream (space, turn, call or subagent, field) are read as one
+ * text; other streams and what follows the key are left alone.
+ */
+describe('scrubInput on a private key streamed across events', () => {
+  // Lines of 48: not the width of a PEM or OpenSSH body, so only the stream can tell.
+  const BODY = [
+    'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0t',
+    'RAh6jyPpSkSqePz2ZnwQ6sbqDn7CkVUvN5JwGxQhmQvY8Smd',
+    'Ck2n9Dl8EvRmX1Bg0x7Y4bsQzMQp9JvL3sA2tKgFh6WcUoNi',
+    'ZpDoA5m8sVrqT3xE0b4Hc7Lw==',
+  ] as const;
+  const chunk = (callId: string, output: string, extra: Record<string, unknown> = {}) => ({
+    type: 'tool_result',
+    space: 'spaces/A',
+    turnId: 'T1',
+    callId,
+    tool: 'Bash',
+    ok: true,
+    output,
+    ...extra,
+  });
+  const outputOf = (result: ReturnType<typeof scrubInput>) =>
+    result.ok ? String((result.value as { output?: unknown }).output) : `refused: ${result.error}`;
+
+  it('hides the middle chunks and the tail of a key whose BEGIN came in an earlier event', () => {
+    const streams = new KeyStreams();
+    const outputs = [
+      chunk('c1', `$ cat id_rsa\n-----BEGIN RSA PRIVATE KEY-----\n${BODY[0]}\n`),
+      chunk('c1', `${BODY[1]}\n`),
+      chunk('c1', `${BODY[2]}\n${BODY[3]}\n`),
+      chunk('c1', '-----END RSA PRIVATE KEY-----\n$ echo done\ndone\n'),
+      chunk('c1', 'more output, after the key\n'),
+    ].map((event) => outputOf(scrubInput(event, streams)));
+    const all = outputs.join('');
+    for (const line of BODY) expect(all).not.toContain(line.slice(0, 20));
+    expect(outputs[0]).toContain('$ cat id_rsa');
+    expect(outputs[3]).toContain('$ echo done\ndone');
+    expect(outputs[4]).toBe('more output, after the key\n');
+  });
+
+  it('keeps other streams and what follows the key material in a chunk', () => {
+    const streams = new KeyStreams();
+    scrubInput(chunk('c1', `-----BEGIN PRIVATE KEY-----\n${BODY[0]}\n`), streams);
+    // Another call's output, the same call in another turn or space: not part of the key.
+    expect(outputOf(scrubInput(chunk('c2', `${BODY[1]}\n`), streams))).toBe(`${BODY[1]}\n`);
+    expect(outputOf(scrubInput(chunk('c1', `${BODY[1]}\n`, { turnId: 'T2' }), streams))).toBe(`${BODY[1]}\n`);
+    // The same stream: the key lines go, the prose after them stays, and the stream is closed.
+    const mixed = outputOf(scrubInput(chunk('c1', `${BODY[1]}\nkey truncated: read error\n`), streams));
+    expect(mixed).not.toContain(BODY[1].slice(0, 20));
+    expect(mixed).toContain('key truncated: read error');
+    expect(outputOf(scrubInput(chunk('c1', `${BODY[2]}\n`), streams))).toBe(`${BODY[2]}\n`);
+  });
+
+  it('reads a stream by its subagent or event type when there is no call, and by its field', () => {
+    const streams = new KeyStreams();
+    const text = (t: string, extra: Record<string, unknown> = {}) => {
+      const r = scrubInput(
+        { type: 'assistant', space: 'spaces/A', turnId: 'T1', text: t, ...extra },
+        streams,
+      );
+      return r.ok ? String((r.value as { text: unknown }).text) : r.error;
+    };
+    text('here is the key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n');
+    expect(text(`${BODY[0]}\n`, { subagentId: 'S1' })).toBe(`${BODY[0]}\n`);
+    expect(text(`${BODY[0]}\n`)).not.toContain(BODY[0].slice(0, 20));
+  });
+
+  it('forgets the oldest streams past its bound', () => {
+    const streams = new KeyStreams(2);
+    for (const c of ['c1', 'c2', 'c3']) scrubInput(chunk(c, '-----BEGIN PRIVATE KEY-----\n'), streams);
+    expect(streams.size).toBe(2);
+    expect(outputOf(scrubInput(chunk('c1', `${BODY[1]}\n`), streams))).toBe(`${BODY[1]}\n`);
+    expect(outputOf(scrubInput(chunk('c3', `${BODY[1]}\n`), streams))).not.toContain(BODY[1].slice(0, 20));
   });
 });

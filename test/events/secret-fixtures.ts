@@ -290,6 +290,12 @@ function AUDIT_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
       text: `${lines.join('\n')}\n-----END PRIVATE KEY-----`,
       secret: lines.join('\n'),
     })),
+    // The middle chunk of a streamed key: neither BEGIN nor END (random lines with a digit and both cases).
+    fc.array(randomToken(B64, 61), { minLength: 2, maxLength: 5 }).map((lines) => ({
+      family: 'pem body without its BEGIN or END line (a middle chunk)',
+      text: `${lines.map((l) => `aZ0${l}`).join('\n')}\n`,
+      secret: lines.map((l) => `aZ0${l}`).join('\n'),
+    })),
     fc.array(randomToken(B64, 64), { minLength: 2, maxLength: 4 }).map((lines) => ({
       family: 'pem with CRLF',
       text: `-----BEGIN EC PRIVATE KEY-----\r\n${lines.join('\r\n')}\r\n-----END EC PRIVATE KEY-----\r\n`,

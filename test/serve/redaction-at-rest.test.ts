@@ -104,6 +104,67 @@ describe('serve: nothing unredacted at rest', () => {
   });
 });
 
+describe('serve: a private key streamed across events', () => {
+  it('keeps no line of a key whose BEGIN, body and END came in separate events, at rest or on the platform', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'turnlog-redact-'));
+    const path = join(dir, 'turnlog.db');
+    serve = await startTestServe({ store: createSqliteStore({ path }), ingest: { shutdownTimeoutMs: 200 } });
+    const s = serve;
+    // Lines of 48: a width no stateless check reads as a key, so only the stream hides them.
+    const body = [
+      'Zk1n9Dl8EvRmX1Bg0x7Y4bsQzMQp9JvL3sA2tKgFh6WcUoNi',
+      'Q2pDoA5m8sVrqT3xE0b4Hc7LwYt1uJ6kP9nR2fS5hG8dE3aB',
+    ];
+    const [inbound, started] = turnEvents(s.surface, 'T1');
+    const output = (text: string) => ({
+      type: 'tool_result',
+      space: SPACE,
+      turnId: 'T1',
+      callId: 'c1',
+      tool: 'Bash',
+      ok: true,
+      output: text,
+    });
+    const text = (t: string) => ({ type: 'assistant', space: SPACE, turnId: 'T1', text: t });
+    const events = [
+      inbound,
+      started,
+      {
+        type: 'tool_call',
+        space: SPACE,
+        turnId: 'T1',
+        callId: 'c1',
+        tool: 'Bash',
+        input: { command: 'cat key.pem' },
+      },
+      output('-----BEGIN PRIVATE KEY-----\n'),
+      output(`${body[0]}\n`),
+      output(`${body[1]}\n-----END PRIVATE KEY-----\nok\n`),
+      text('the key is:\n-----BEGIN EC PRIVATE KEY-----\n'),
+      text(`${body[1]}\n`),
+      text(`${body[0]}\n-----END EC PRIVATE KEY-----`),
+      { type: 'answer', space: SPACE, turnId: 'T1', text: 'done' },
+      { type: 'turn_ended', space: SPACE, turnId: 'T1', outcome: 'ok' },
+    ];
+    expect((await postEvents(s.url, ndjson(...events))).json.accepted).toBe(events.length);
+    await s.runtime.sync();
+    await vi.waitFor(
+      () => {
+        s.clock.increment(500);
+        expect(s.surface.calls.some((c) => c.text?.includes('done'))).toBe(true);
+      },
+      { timeout: 10_000 },
+    );
+    const secrets = body.map((line) => ({ family: 'streamed key', text: line, secret: line }));
+    expect(leaksIn(Buffer.from(JSON.stringify(s.surface.calls)), secrets)).toEqual([]);
+    expect(JSON.stringify(await s.store.events('T1'))).toContain('[REDACTED:private-key]');
+    await s.close();
+    serve = undefined;
+    expect(leaksIn(readIfThere(path), secrets)).toEqual([]);
+    expect(leaksIn(readIfThere(`${path}-wal`), secrets)).toEqual([]);
+  });
+});
+
 describe('serve: direction controls never reach a platform', () => {
   it('removes bidi overrides, isolates and marks from every field at ingest', async () => {
     serve = await startTestServe({ ingest: { shutdownTimeoutMs: 200 } });
