@@ -22,7 +22,9 @@
  * its temp dir, which is kept), `--trace-gc` (the V8 heap after each
  * Mark-Compact, from the child's --trace-gc, written to a file in the temp dir),
  * `--max-pending-mib=N` (the child's `ingest.maxPendingBytes`), `--tail-s=N`
- * (one more RSS sample N > 30 s after the senders stopped).
+ * (one more RSS sample N > 30 s after the senders stopped, a column of its
+ * own), `--vs-node-args=A,B` (each case runs twice in the same run, as
+ * shipped and with these node/V8 flags, e.g. `--optimize-for-size`).
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
@@ -49,6 +51,10 @@ const OUTPUT_BYTES = Number(arg('output-kb') ?? 2) * 1024;
 const MAX_PENDING_MIB = arg('max-pending-mib');
 /** One more RSS sample this long after the senders stopped, when given. */
 const TAIL_S = arg('tail-s');
+/** Node/V8 flags to compare with the process as shipped, side by side. */
+const VS_NODE_ARGS = arg('vs-node-args')
+  ?.split(',')
+  .filter((a) => a !== '');
 /** Tool call + result pairs per turn: with turn_started, answer and turn_ended, 30 events. */
 const TOOL_PAIRS = 13;
 const ASSISTANT_NOTES = 1;
@@ -190,13 +196,14 @@ interface CaseResult {
   turnsStarted: number;
   answersAt0: number;
   answersAt30: number;
+  afterTail?: number;
 }
 
 type Store = 'file' | 'memory';
 /** `event`: one event per POST (an agent's hooks); `turn`: a turn's 30 events in one NDJSON body. */
 type Batch = 'event' | 'turn';
 
-async function runCase(name: string, store: Store, batch: Batch): Promise<CaseResult> {
+async function runCase(name: string, store: Store, batch: Batch, nodeArgs: string[]): Promise<CaseResult> {
   const cleanups: (() => Promise<void> | void)[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'turnlog-bench-serve-memory-'));
   try {
@@ -221,6 +228,7 @@ async function runCase(name: string, store: Store, batch: Batch): Promise<CaseRe
       nodeArgs: [
         ...(HEAP_SNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] : []),
         ...(TRACE_GC ? ['--trace-gc'] : []),
+        ...nodeArgs,
       ],
     });
     const pid = child.pid!;
@@ -319,8 +327,10 @@ async function runCase(name: string, store: Store, batch: Batch): Promise<CaseRe
     await sleep(25_000);
     const after30s = memoryOf(pid)!.rss;
     const answersAt30 = answers();
+    let afterTail: number | undefined;
     if (TAIL_S !== undefined) {
       await sleep((Number(TAIL_S) - 30) * 1000);
+      afterTail = memoryOf(pid)?.rss;
       progress(
         `${name}: +${TAIL_S} s after the senders: RSS ${((memoryOf(pid)?.rss ?? 0) / MIB) | 0} MiB, ` +
           `${answers()} answers posted`,
@@ -367,6 +377,7 @@ async function runCase(name: string, store: Store, batch: Batch): Promise<CaseRe
       turnsStarted,
       answersAt0,
       answersAt30,
+      ...(afterTail === undefined ? {} : { afterTail }),
     };
   } finally {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -381,12 +392,21 @@ export default async function run(): Promise<void> {
     ['SQLite :memory:, one event per POST', 'memory', 'event'],
   ];
   const results: CaseResult[] = [];
+  const variants: [string, string[]][] =
+    VS_NODE_ARGS === undefined
+      ? [['', []]]
+      : [
+          [' (as shipped)', []],
+          [` (${VS_NODE_ARGS.join(' ')})`, VS_NODE_ARGS],
+        ];
   for (const [name, store, batch] of cases) {
     if (ONLY !== undefined && ONLY !== store && ONLY !== batch) continue;
-    progress(
-      `${name}: ${SENDERS} senders × ${TURNS} turns × ${EVENTS_PER_TURN} events, ${SPACES} spaces, at most ${SECONDS} s`,
-    );
-    results.push(await runCase(name, store, batch));
+    for (const [suffix, nodeArgs] of variants) {
+      progress(
+        `${name}${suffix}: ${SENDERS} senders × ${TURNS} turns × ${EVENTS_PER_TURN} events, ${SPACES} spaces, at most ${SECONDS} s`,
+      );
+      results.push(await runCase(`${name}${suffix}`, store, batch, nodeArgs));
+    }
   }
   const ref = results[0]!;
   const m = (bytes: number) => (bytes / MIB).toFixed(0);
@@ -407,6 +427,7 @@ export default async function run(): Promise<void> {
       'VmHWM',
       '+5 s',
       '+30 s',
+      ...(TAIL_S === undefined ? [] : [`+${TAIL_S} s`]),
       'answers posted at stop / +30 s',
       '429/503 retried',
       'refused',
@@ -423,6 +444,7 @@ export default async function run(): Promise<void> {
       m(r.hwm),
       m(r.after5s),
       m(r.after30s),
+      ...(TAIL_S === undefined ? [] : [r.afterTail === undefined ? '—' : m(r.afterTail)]),
       `${count(r.answersAt0)} / ${count(r.answersAt30)}`,
       count(r.retried),
       count(r.refused),

@@ -144,10 +144,12 @@ function scrubEvent(value: unknown, streams: KeyStreams | undefined): unknown {
       out[scrubText(k)] = plain; // an empty chunk neither ends a key nor shows any of it
       continue;
     }
-    const { hidden, rest } = open ? keyContinuation(plain) : { hidden: false, rest: plain };
+    const { hidden, ended, rest } = open
+      ? keyContinuation(plain)
+      : { hidden: false, ended: false, rest: plain };
     out[scrubText(k)] = hidden ? `${redactedAs('private-key')}${scrubText(rest)}` : scrubText(rest);
     // Still open: all of this chunk was key material, or what follows its key opens another.
-    streams.set(field, hidden && rest === '' ? plain !== '' : opensPrivateKeyBlock(rest));
+    streams.set(field, hidden && !ended && rest === '' ? true : opensPrivateKeyBlock(rest));
   }
   return out;
 }
@@ -157,7 +159,7 @@ function scrubEvent(value: unknown, streams: KeyStreams | undefined): unknown {
  * header such as `Proc-Type:`, or blank), through the END line if there is
  * one; `rest` is what follows, to be read as ordinary text.
  */
-function keyContinuation(text: string): { hidden: boolean; rest: string } {
+function keyContinuation(text: string): { hidden: boolean; ended: boolean; rest: string } {
   let at = 0;
   while (at < text.length) {
     const newline = text.indexOf('\n', at);
@@ -167,14 +169,14 @@ function keyContinuation(text: string): { hidden: boolean; rest: string } {
     if (end !== -1) {
       const dashes = line.indexOf('-----', end + '-----END '.length);
       const through = dashes === -1 ? lineEnd : at + dashes + '-----'.length;
-      return { hidden: true, rest: text.slice(through) };
+      return { hidden: true, ended: true, rest: text.slice(through) };
     }
     if (!KEY_MATERIAL_LINE.test(line)) break;
     at = newline === -1 ? text.length : newline + 1;
   }
   // The line break after the last hidden line stays with the text after it.
   const cut = at > 0 && at < text.length ? at - 1 : at;
-  return { hidden: cut > 0, rest: text.slice(cut) };
+  return { hidden: cut > 0, ended: false, rest: text.slice(cut) };
 }
 
 /** A line of a key's body: base64, blank, or an encrypted PEM's `Proc-Type:` / `DEK-Info:` header. */

@@ -132,6 +132,16 @@ describe('scrubInput on a private key streamed across events', () => {
     expect(text(`${BODY[0]}\n`)).not.toContain(BODY[0].slice(0, 20));
   });
 
+  it('closes the stream at an END line that ends its chunk', () => {
+    const streams = new KeyStreams();
+    scrubInput(chunk('c1', `-----BEGIN PRIVATE KEY-----\n${BODY[0]}\n`), streams);
+    expect(outputOf(scrubInput(chunk('c1', `${BODY[1]}\n-----END PRIVATE KEY-----`), streams))).toBe(
+      '[REDACTED:private-key]',
+    );
+    expect(outputOf(scrubInput(chunk('c1', 'Done\n'), streams))).toBe('Done\n');
+    expect(streams.size).toBe(0);
+  });
+
   it('forgets the oldest streams past its bound', () => {
     const streams = new KeyStreams(2);
     for (const c of ['c1', 'c2', 'c3']) scrubInput(chunk(c, '-----BEGIN PRIVATE KEY-----\n'), streams);
