@@ -1,13 +1,15 @@
 import { capText } from './cap.js';
 import { redactPrivateKeyBlocks } from './private-key-blocks.js';
+import { redactPromptAnswers } from './prompt-answers.js';
 import { redactSecretAssignments } from './secret-names.js';
 import { SECRET_SHAPES } from './secret-shapes.js';
 
 /**
  * Hides every credential in `text` (docs/architecture.md item 3): PEM private-key
  * blocks first (they span lines), then the shapes and surrounding syntax of
- * known credentials, then the name-gated assignment pass. Each pass leaves an
- * earlier pass's marker alone, so redacting twice changes nothing.
+ * known credentials, then the name-gated passes (answers typed at a prompt,
+ * assignments). Each pass leaves an earlier pass's marker alone, so
+ * redacting twice changes nothing.
  */
 export function redactSecrets(text: string): string {
   let out = redactPrivateKeyBlocks(text);
@@ -15,7 +17,7 @@ export function redactSecrets(text: string): string {
     shape.pattern.lastIndex = 0;
     out = out.replace(shape.pattern, shape.replace);
   }
-  return redactSecretAssignments(out);
+  return redactSecretAssignments(redactPromptAnswers(out));
 }
 
 /**
