@@ -23,6 +23,7 @@ import { budgetMachine } from '../machines/budget.machine.js';
 import type { BudgetReplyEvent } from '../machines/budget.protocol.js';
 import { budgetDefaults } from '../src/budget/config.js';
 import { createBudgetImplementations } from '../src/budget/implementations.js';
+import type { TurnlogConfigInput } from '../src/config.js';
 import { createMemoryStore } from '../src/store/memory.js';
 import { budgetMachine as legacyBudgetMachine } from './budget/legacy/budget.machine.js';
 import { createBudgetImplementations as createLegacyImplementations } from './budget/legacy/implementations.js';
@@ -194,18 +195,37 @@ function budgetActorPhase(): void {
 const RUNTIME_CAP_S = 25;
 const TICK_MS = 100;
 
-interface RuntimeCaseResult {
+export interface RuntimeCaseOptions {
+  /** Simulated time the measured window runs (ms). Default SIMULATED_MS. */
+  simulatedMs?: number;
+  /** The runtime's config (a smaller budget, say). Default: the defaults. */
+  config?: TurnlogConfigInput;
+  /** Progress lines on stderr. Default true. */
+  progress?: boolean;
+}
+
+export interface RuntimeCaseResult {
+  /** Events ingested in the measured window. */
   events: number;
+  /** CPU seconds of the measured window. */
   cpuS: number;
+  /** Surface edits in the measured window. */
   edits: number;
+  /** Surface posts in the measured window. */
+  posts: number;
+  /** Surface posts before the measured window (the cards). */
+  warmupPosts: number;
   capped: boolean;
 }
 
-export async function runtimeCase(turns: number): Promise<RuntimeCaseResult> {
+export async function runtimeCase(turns: number, opts: RuntimeCaseOptions = {}): Promise<RuntimeCaseResult> {
+  const simulatedMs = opts.simulatedMs ?? SIMULATED_MS;
+  const report = opts.progress === false ? () => {} : progress;
   // The memory store's run record scans every record on each append once more turns than its cap
   // (1,000) are live (src/store/memory.ts, appendEvent): a store cost, not the budget's, so it is lifted here.
   const bench = await startBenchRuntime(forgetfulSurface(), {
     store: createMemoryStore({ turnsWithEvents: 4 * turns }),
+    ...(opts.config === undefined ? {} : { config: opts.config }),
   });
   const plans = planTurns(turns, SPACES, (_, n) => `u${n}`);
   const random = seeded(14);
@@ -213,11 +233,12 @@ export async function runtimeCase(turns: number): Promise<RuntimeCaseResult> {
   for (const plan of plans) for (const event of openOnInbound(plan)) bench.ingest(event);
   await bench.advance(TICK_MS);
   // Each turn's next event, bucketed by tick: O(1) to find who is due.
-  const ticks = Math.ceil(SIMULATED_MS / TICK_MS);
+  const ticks = Math.ceil(simulatedMs / TICK_MS);
   const due: number[][] = Array.from({ length: ticks + 1 }, () => []);
   const sent = new Array<number>(turns).fill(0);
   for (let i = 0; i < turns; i++) due[Math.floor((random() * 3000) / TICK_MS)]!.push(i);
   const editsBefore = bench.surface.writes.edit;
+  const postsBefore = bench.surface.writes.post;
   const timedFrom = cpuSeconds();
   const over = () => cpuSeconds() - timedFrom > RUNTIME_CAP_S;
   const eventsBefore = bench.ingested;
@@ -254,7 +275,7 @@ export async function runtimeCase(turns: number): Promise<RuntimeCaseResult> {
     await bench.advance(TICK_MS);
     capped = over();
     if (tick % 50 === 49)
-      progress(
+      report(
         `  ${count(turns)} turns: ${((tick + 1) * TICK_MS) / 1000} s simulated, ${count(bench.ingested - eventsBefore)} events`,
       );
   }
@@ -262,6 +283,8 @@ export async function runtimeCase(turns: number): Promise<RuntimeCaseResult> {
     events: bench.ingested - eventsBefore,
     cpuS: cpuSeconds() - timedFrom,
     edits: bench.surface.writes.edit - editsBefore,
+    posts: bench.surface.writes.post - postsBefore,
+    warmupPosts: postsBefore,
     capped,
   };
   await bench.runtime.stop();
