@@ -3,7 +3,7 @@
  * still running. Shared by the kill -9 tests and `npm run bench -- serve-memory`.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../cli/cli.helpers.js';
@@ -36,10 +36,24 @@ export function serveConfigFile(
 }
 
 export interface ServeProcessOptions {
-  /** `source` (default): src/cli/main.ts through tsx; `built`: dist/src/cli/main.js, the published bin (`npm run build` first). */
-  entry?: 'source' | 'built';
+  /**
+   * `source` (default): src/cli/main.ts through tsx; `built`: dist/src/cli/main.js, the published
+   * bin (`npm run build` first), with the node flags of its `#!` line; `bin`: that file executed
+   * itself, its `#!` line read by the system as when it is installed.
+   */
+  entry?: 'source' | 'built' | 'bin';
   /** Extra node flags, e.g. `--heapsnapshot-signal=SIGUSR2`. */
   nodeArgs?: readonly string[];
+}
+
+/** The published bin, built. */
+const BIN = 'dist/src/cli/main.js';
+
+/** The node flags of the bin's `#!/usr/bin/env -S node …` line, so that `built` runs it as installed. */
+export function binNodeFlags(): string[] {
+  const shebang = readFileSync(join(ROOT, BIN), 'utf8').split('\n', 1)[0] ?? '';
+  const words = shebang.replace(/^#!\S*env\s+(?:-S\s+)?/, '').split(/\s+/);
+  return words[0] === 'node' ? words.slice(1).filter((w) => w !== '') : [];
 }
 
 export function startServeProcess(
@@ -47,15 +61,21 @@ export function startServeProcess(
   cleanups: (() => Promise<void> | void)[],
   options: ServeProcessOptions = {},
 ): ChildProcessWithoutNullStreams {
-  const entry = options.entry === 'built' ? ['dist/src/cli/main.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), ...entry, 'serve', '--config', configPath],
-    {
-      cwd: ROOT,
-      env: { ...process.env },
-    },
-  );
+  const args = ['serve', '--config', configPath];
+  const child =
+    options.entry === 'bin'
+      ? spawn(join(ROOT, BIN), args, { cwd: ROOT, env: { ...process.env } })
+      : spawn(
+          process.execPath,
+          [
+            ...(options.entry === 'built' ? binNodeFlags() : []),
+            // After the bin's own flags, so that a bench can turn one off (`--no-optimize-for-size`).
+            ...(options.nodeArgs ?? []),
+            ...(options.entry === 'built' ? [BIN] : ['--import', 'tsx', 'src/cli/main.ts']),
+            ...args,
+          ],
+          { cwd: ROOT, env: { ...process.env } },
+        );
   child.stderr.resume();
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
