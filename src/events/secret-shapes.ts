@@ -81,11 +81,46 @@ const VENDOR_TOKENS: readonly [kind: string, source: string][] = [
   ['heroku-token', String.raw`HRKU-[\w-]{20,}`],
   ['newrelic-key', String.raw`NR(?:AK|JS|II|RA)-[A-Z0-9]{20,}`],
   ['gcp-hmac-access-id', String.raw`GOOG1[A-Z0-9]{40,}`],
+  ['alibaba-access-key-id', String.raw`LTAI[A-Za-z0-9]{12,30}(?![A-Za-z0-9])`],
+  ['tencent-secret-id', String.raw`AKID[A-Za-z0-9]{32,36}(?![A-Za-z0-9])`],
 ];
 const VENDOR_PATTERN = new RegExp(
   `(?<![\\w.-])(?:${VENDOR_TOKENS.map(([, source]) => `(${source})`).join('|')})`,
   'g',
 );
+
+/**
+ * A cloud access-key id is public, but the secret that goes with it is often
+ * written right after it (`AKIA… wJalr…`, `LTAI…, …`, a CSV row, a JSON
+ * array): by the time this is read the id is a marker, and its kind says
+ * which secret follows.
+ */
+const CLOUD_SECRET_KINDS: Readonly<Record<string, string>> = {
+  'aws-access-key-id': 'aws-secret-access-key',
+  'alibaba-access-key-id': 'alibaba-access-key-secret',
+  'tencent-secret-id': 'tencent-secret-key',
+  'gcp-hmac-access-id': 'gcp-hmac-secret',
+};
+const CLOUD_ID_MARKER = String.raw`\[REDACTED:(${Object.keys(CLOUD_SECRET_KINDS).join('|')})\]`;
+/** Between an id and its secret: spaces, a tab, `:`, `,`, `=`, quotes (an escaped one too). */
+const CLOUD_PAIR_SEPARATOR = String.raw`[ \t:,='"\\]{1,16}`;
+const CLOUD_ID_AT_END = new RegExp(`${CLOUD_ID_MARKER}${CLOUD_PAIR_SEPARATOR.replace('{1,16}', '{0,16}')}$`);
+
+/** A cloud secret access key: 28–64 base64 characters with an upper, a lower and a digit. */
+export function isCloudSecret(value: string): boolean {
+  return (
+    /^[A-Za-z0-9+/=]{28,64}$/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value) && /\d/.test(value)
+  );
+}
+
+/**
+ * The kind of secret that may come next when `redacted` (already redacted
+ * text, such as an item of an args array) ends with a cloud access-key id.
+ */
+export function cloudSecretKindAfter(redacted: string): string | undefined {
+  const kind = CLOUD_ID_AT_END.exec(redacted.slice(-64))?.[1];
+  return kind === undefined ? undefined : CLOUD_SECRET_KINDS[kind];
+}
 
 /**
  * Command-line flags that take a password or token as the next word
@@ -296,6 +331,20 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     kind: 'aws-access-key-id',
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
     replace: whole('aws-access-key-id'),
+  },
+  {
+    // After every id above is a marker: the secret that follows one on the same line.
+    kind: 'cloud-secret-key',
+    pattern: new RegExp(
+      `${CLOUD_ID_MARKER}(${CLOUD_PAIR_SEPARATOR})([A-Za-z0-9+/=]{28,64})(?![A-Za-z0-9+/=])`,
+      'g',
+    ),
+    replace: (match, idKind, sep, secret) => {
+      const kind = CLOUD_SECRET_KINDS[idKind ?? ''];
+      return kind !== undefined && isCloudSecret(secret ?? '')
+        ? `${redactedAs(idKind ?? '')}${sep}${redactedAs(kind)}`
+        : match;
+    },
   },
   {
     kind: 'gcp-api-key',

@@ -180,12 +180,53 @@ describe('redactSecrets — credential families', () => {
       String.raw`{\"password\":\"[REDACTED]\"}`,
     ],
     ['unclosed quote', 'password="hunter2 and more', 'hunter2', 'password="[REDACTED]'],
+    [
+      'alibaba LTAI',
+      'id LTAI5tAbCdEfGhIjKlMnOpQr',
+      '5tAbCdEfGhIjKlMnOpQr',
+      'id [REDACTED:alibaba-access-key-id]',
+    ],
+    [
+      'tencent AKID',
+      'AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE1',
+      'z8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE1',
+      '[REDACTED:tencent-secret-id]',
+    ],
+    [
+      'aws id then its secret',
+      'AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      'wJalrXUtnFEMI',
+      '[REDACTED:aws-access-key-id] [REDACTED:aws-secret-access-key]',
+    ],
+    [
+      'alibaba id, then its secret',
+      'LTAI5tAbCdEfGhIjKlMnOpQr , "k8Jd9xLmQ2nRsT4vWyZ0aBcDeFgHiJ"',
+      'k8Jd9xLmQ2nRsT4vWyZ0aBcDeFgHiJ',
+      '[REDACTED:alibaba-access-key-id] , "[REDACTED:alibaba-access-key-secret]"',
+    ],
+    [
+      'gcp hmac id: secret',
+      'GOOG1EXAMPLEXAMPLEXAMPLEXAMPLEXAMPLEXAMPLE7ABCDEFGH: bGoa+V7g/yqDXvKRqq+JTFn4uQZbPiQJo4pf9RzJ',
+      'bGoa+V7g/yqDXvKRqq+JTFn4uQZbPiQJo4pf9RzJ',
+      '[REDACTED:gcp-hmac-access-id]: [REDACTED:gcp-hmac-secret]',
+    ],
   ];
 
   it.each(cases)('%s', (_family, input, secret, kept) => {
     const output = redactSecrets(input);
     expect(output).not.toContain(secret);
     expect(output).toContain(kept);
+  });
+
+  it('keeps what follows a cloud access-key id when it is not shaped like its secret', () => {
+    for (const after of [
+      ' arn:aws:iam::123456789012:user/deploy',
+      ' abcdefghijklmnopqrstuvwxyzabcdefgh (all lowercase)',
+      ' short1Aa',
+      '\nwJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY on the next line',
+    ]) {
+      expect(redactSecrets(`AKIAIOSFODNN7EXAMPLE${after}`)).toBe(`[REDACTED:aws-access-key-id]${after}`);
+    }
   });
 
   it('hides a whole PEM private key block, multi-line, keeping the text around it', () => {

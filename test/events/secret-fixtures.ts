@@ -111,6 +111,7 @@ export const SECRET_FAMILIES: fc.Arbitrary<PlacedSecret>[] = [
   ...VENDOR_FAMILIES(),
   ...URL_AND_CONNECTION_FAMILIES(),
   ...AUDIT_FAMILIES(),
+  ...CLOUD_KEY_FAMILIES(),
 ];
 
 /** Password and token flags of common command-line tools (issue 9 item 5). */
@@ -302,6 +303,42 @@ function AUDIT_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
           `PuTTY-User-Key-File-3: ssh-rsa\nEncryption: none\nPublic-Lines: 1\nAAAAB3Nza\nPrivate-Lines: 1\n${v}\nPrivate-MAC: 0a1b2c`,
       ),
     ),
+  ];
+}
+
+/**
+ * Cloud access-key ids (Alibaba `LTAI…`, Tencent `AKID…`) and the secret that
+ * follows an id on the same line: a base64-ish token right after it, however
+ * it is separated (spaces, tab, `:`, `,`, `=`, quotes, a JSON array).
+ */
+function CLOUD_KEY_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
+  // Shaped like the real ones: mixed case and digits (the rule asks for all three).
+  const secret = (length: number) =>
+    randomToken(`${ALNUM}+/`, length - 3).map((v) => `${v.slice(0, 5)}aZ9${v.slice(5)}`);
+  const aws = randomToken(UPPER_DIGITS, 16).map((v) => `AKIA${v}`);
+  const alibaba = randomToken(ALNUM, 20).map((v) => `LTAI${v}`);
+  const tencent = randomToken(ALNUM, 32).map((v) => `AKID${v}`);
+  const gcp = randomToken(UPPER_DIGITS, 55).map((v) => `GOOG1E${v}`);
+  const pair = (
+    family: string,
+    id: fc.Arbitrary<string>,
+    length: number,
+    render: (id: string, s: string) => string,
+  ) => fc.tuple(id, secret(length)).map(([i, s]) => ({ family, text: render(i, s), secret: s }));
+  return [
+    randomToken(ALNUM, 12, 30).map(placed('alibaba LTAI', (v) => `LTAI${v}`)),
+    randomToken(ALNUM, 32, 36).map(placed('tencent AKID', (v) => `AKID${v}`)),
+    pair('aws id then secret (space)', aws, 40, (i, s) => `keys: ${i} ${s}`),
+    pair('aws id then secret (tab)', aws, 40, (i, s) => `${i}\t${s}\tus-east-1`),
+    pair('aws id then secret (csv)', aws, 40, (i, s) => `deploy,,${i},${s}`),
+    pair('aws id then secret (quoted)', aws, 40, (i, s) => `Credentials("${i}", "${s}")`),
+    pair('aws id then secret (=)', aws, 40, (i, s) => `${i}=${s}`),
+    pair('aws id then secret (json args)', aws, 40, (i, s) => `{"args":["${i}","${s}"]}`),
+    pair('alibaba id then secret', alibaba, 30, (i, s) => `${i} , ${s}`),
+    pair('alibaba id: secret', alibaba, 30, (i, s) => `aliyun configure ${i}:${s}`),
+    pair('tencent id then secret', tencent, 32, (i, s) => `${i} ${s}`),
+    pair("tencent id, 'secret'", tencent, 32, (i, s) => `'${i}', '${s}'`),
+    pair('gcp hmac id: secret', gcp, 40, (i, s) => `${i}: ${s}`),
   ];
 }
 
