@@ -1,3 +1,4 @@
+import { jsonErrorOf } from './json-error.js';
 import { opensPrivateKeyBlock } from './private-key-blocks.js';
 import { redactSecrets } from './redact.js';
 import { REDACTED, redactedAs } from './redaction-marker.js';
@@ -147,14 +148,6 @@ export function jsonDepth(text: string, stopAbove = Number.POSITIVE_INFINITY): n
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return max;
-}
-
-/** V8 quotes a piece of the input in its message (`"AKIA…" is not valid JSON`): only the position is kept. */
-export function jsonErrorOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message
-    .replace(/, "[\s\S]* is not valid JSON$/, ' (not valid JSON)')
-    .replace(/'[^']*'/, (m) => (m.length <= 4 ? m : "'…'"));
 }
 
 /** A JSON string literal, complete, on one line. */
