@@ -32,6 +32,67 @@ function redactCookiePairs(value: string): string {
     .join(';');
 }
 
+/**
+ * How far back a flag looks for the command it belongs to: within its line,
+ * at most this many characters, so each match costs a bounded amount whatever
+ * the input (a look-back regex would rescan the line for every flag on it).
+ */
+const LOOK_BACK = 256;
+
+/** The text before `offset` on its line, at most LOOK_BACK characters of it. */
+function lineBefore(text: string, offset: number): string {
+  const window = text.slice(Math.max(0, offset - LOOK_BACK), offset);
+  return window.slice(window.lastIndexOf('\n') + 1);
+}
+
+/**
+ * A replace that also reads the line before its match: String.replace passes
+ * the offset and the whole text after the `groups` capture groups.
+ */
+function withLineBefore(
+  groups: number,
+  replace: (line: string, match: string, ...captures: (string | undefined)[]) => string,
+): SecretShape['replace'] {
+  return (match, ...rest) => {
+    const args = rest as unknown[];
+    const offset = args[groups];
+    const text = args[groups + 1];
+    const line = typeof offset === 'number' && typeof text === 'string' ? lineBefore(text, offset) : '';
+    return replace(line, match, ...rest.slice(0, groups));
+  };
+}
+
+/** A command word: at the start, after a space, a quote or a path (`/usr/bin/curl`, `sudo curl`). */
+const COMMANDS =
+  /(?<![\w.-])(curl|wget|docker(?:-compose)?|podman|nerdctl|buildah|finch)(?:\.exe)?(?![\w.-])/g;
+const CONTAINER_TOOLS = /docker|podman|nerdctl|buildah|finch/;
+
+/** The last of the commands above named in `line`, if any. */
+function lastCommand(line: string): string | undefined {
+  let last: string | undefined;
+  COMMANDS.lastIndex = 0;
+  for (let m = COMMANDS.exec(line); m !== null; m = COMMANDS.exec(line)) last = m[1];
+  return last;
+}
+
+/**
+ * `-u user:group` / `--user uid:gid` of a container tool is who the container
+ * runs as, not a credential: kept when the last command named before the flag
+ * on its line is docker, podman, nerdctl, buildah or finch (so `docker run img
+ * curl -u a:pw` still loses its password).
+ */
+function isContainerUser(line: string): boolean {
+  if (!CONTAINER_TOOLS.test(line)) return false;
+  const command = lastCommand(line);
+  return command !== undefined && command !== 'curl' && command !== 'wget';
+}
+
+/** `name=value; name2=value2`: pairs separated by `;` (one pair with a `;` after it is not enough). */
+function isCookieList(value: string): boolean {
+  const semi = value.indexOf(';');
+  return semi > value.indexOf('=') && value.indexOf('=', semi) !== -1;
+}
+
 /** Decoding a few bytes is cheaper than guessing: only base64 of a PEM *private key* goes. */
 function isBase64PrivateKey(base64: string): boolean {
   const head = Buffer.from(base64.slice(0, 64), 'base64').toString('latin1');
@@ -272,13 +333,16 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     replace: (match, prefix, token) => (isRedactedMarker(token ?? '') ? match : `${prefix}${REDACTED}@`),
   },
   {
-    // curl -u user:pass, --user=user:pass. `-u 1000:1000` (docker uid:gid) is not a credential.
+    // curl -u user:pass, --user=user:pass. `-u 1000:1000` and a container tool's `-u app:app`
+    // (uid:gid, user:group) are not credentials.
     kind: 'basic-auth-flag',
     pattern: /(?<!\S)(-u|--user|--proxy-user)([ \t]+|=)(["']?)([^\s:"'`]{1,256}):([^\s"'`]{1,512})/g,
-    replace: (match, flag, sep, quote, user, password) =>
-      /^\d+$/.test(user ?? '') && /^\d+$/.test(password ?? '')
+    replace: withLineBefore(5, (line, match, flag, sep, quote, user, password) =>
+      (/^\d+$/.test(user ?? '') && /^\d+$/.test(password ?? '')) ||
+      (flag !== '--proxy-user' && isContainerUser(line))
         ? match
         : `${flag}${sep}${quote}${user}:${REDACTED}`,
+    ),
   },
   {
     // The whole header value goes, up to a closing quote or the end of the line; the scheme stays.
@@ -294,12 +358,16 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     replace: (_match, header, value) => `${header}${redactCookiePairs(value ?? '')}`,
   },
   {
+    // `--cookie` always; `-b` is curl's cookie flag only (`git checkout -b a=b`, `sort -b` are not):
+    // its value goes when curl is named before it on its line, or when it reads as cookies (`a=1; b=2`).
     kind: 'cookie-flag',
     pattern: /(?<!\S)(--cookie|-b)([ \t]+)(?:(["'])([^\r\n"'`]*)|([^\s"'`]+))/g,
-    replace: (match, flag, sep, quote, quoted, bare) => {
+    replace: withLineBefore(5, (line, match, flag, sep, quote, quoted, bare) => {
       const value = quoted ?? bare ?? '';
-      return value.includes('=') ? `${flag}${sep}${quote ?? ''}${redactCookiePairs(value)}` : match;
-    },
+      if (!value.includes('=')) return match;
+      const cookie = flag === '--cookie' || isCookieList(value) || lastCommand(line) === 'curl';
+      return cookie ? `${flag}${sep}${quote ?? ''}${redactCookiePairs(value)}` : match;
+    }),
   },
   {
     kind: 'slack-webhook',

@@ -134,6 +134,27 @@ describe('redactSecrets — credential families', () => {
     ],
     ['curl -b', "curl -b 'sid=abc123' https://x", 'abc123', "curl -b 'sid=[REDACTED]' https://x"],
     ['url password', 'postgres://u:p4ss@h/db', 'p4ss', 'postgres://u:[REDACTED]@h/db'],
+    ['curl -b bare', 'curl -s -b sid=abc123 https://x', 'abc123', 'curl -s -b sid=[REDACTED] https://x'],
+    ['curl -b after a path', '/usr/bin/curl -b sid=abc123 x', 'abc123', '-b sid=[REDACTED] x'],
+    [
+      '-b cookie-shaped without curl',
+      "http GET x -b 'sid=abc123; csrf=zz9'",
+      'abc123',
+      "-b 'sid=[REDACTED]; csrf=[REDACTED]'",
+    ],
+    ['--cookie without curl', 'wget --cookie sid=abc123 x', 'abc123', 'wget --cookie [REDACTED] x'],
+    [
+      'curl -u inside a container',
+      'docker run --rm curlimages/curl curl -u admin:hunter2 https://x',
+      'hunter2',
+      'curl -u admin:[REDACTED] https://x',
+    ],
+    [
+      'curl -u after a docker command on the same line',
+      'docker run -u app:app img; curl --user admin:hunter2 https://x',
+      'hunter2',
+      'docker run -u app:app img; curl --user admin:[REDACTED]',
+    ],
     ['curl -u', 'curl -u admin:hunter2 https://x', 'hunter2', 'curl -u admin:[REDACTED] https://x'],
     [
       'curl --user=',

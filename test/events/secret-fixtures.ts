@@ -139,6 +139,15 @@ function CLI_FLAG_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
     randomToken(PW, 8, 30).map(placed('sshpass -p', (v) => `sshpass -p ${v} ssh deploy@host`)),
     randomToken(PW, 8, 30).map(placed('openssl pass:', (v) => `openssl pkcs12 -in a.p12 -passin pass:${v}`)),
     randomToken(PW, 8, 30).map(placed('curl --user', (v) => `curl --user admin:${v} https://jenkins/`)),
+    randomToken(PW, 8, 30).map(
+      placed('curl in a container -u', (v) => `docker run --rm curlimages/curl curl -u admin:${v} https://x`),
+    ),
+    randomToken(ALNUM, 12, 40).map(
+      placed('curl -b', (v) => `curl -sS -b session=${v} https://app.example.com/`),
+    ),
+    randomToken(ALNUM, 12, 40).map(
+      placed('-b cookie list', (v) => `http app.example.com -b "sid=${v}; theme=dark"`),
+    ),
   ];
 }
 
@@ -447,4 +456,14 @@ export const ORDINARY_TEXT = [
   'redis-cli -n 2 ping',
   'see https://example.com/docs?page=2&sort=asc and git@github.com:org/repo.git',
   'node --max-old-space-size=4096 --password-policy strict',
+  // -b is a cookie flag for curl only; elsewhere `name=value` after it is a branch, a key, a file.
+  'git checkout -b feature=x origin/main',
+  'git branch -b release=2.0; sort -b col=2 data.txt',
+  'cd repo && git checkout -b fix/a=b',
+  // -u/--user with user:group is a uid:gid for the container tools.
+  'docker run -u app:app --rm node:20 npm test',
+  'sudo docker exec -u www-data:www-data web ls',
+  'podman run --user 1000:staff alpine id; nerdctl run -u app:app x',
+  'buildah run --user=root:root c -- ls && finch run -u node:node img',
+  'docker compose run -u app:app api',
 ];
