@@ -117,6 +117,16 @@ const CASES: Case[] = [
     `${fill('A'.repeat(64).concat('\n'))}-----END PRIVATE KEY-----`,
   ),
   redact('"-----END PRIVATE KEY-----" repeated', fill('AAAA\n-----END PRIVATE KEY-----\n')),
+  // Cloud key ids and the secret after one; the flags that look back along their line (≤256 chars).
+  redact(
+    '"LTAI…" / "AKID…" ids repeated',
+    fill('LTAI5tAbCdEfGhIjKlMnOpQr AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE1 '),
+  ),
+  redact('"AKIA… " + "aB1/" × 250k (secret with no end)', `AKIAIOSFODNN7EXAMPLE ${fill('aB1/')}`),
+  redact('"AKIA… , " repeated (ids, no secrets)', fill('AKIAIOSFODNN7EXAMPLE , ')),
+  redact('"-b a=b " repeated (no curl)', fill('-b a=b ')),
+  redact('"curl -b a=b " repeated', fill('curl -b a=b ')),
+  redact('"docker run -u a:b " repeated', fill('docker run -u a:b ')),
   { name: 'stripControl: baseline', input: ORDINARY, run: stripControl },
   { name: 'stripControl: "\\x1b[" + "0;" × 500k', input: `\x1b[${fill('0;')}`, run: stripControl },
   { name: 'stripControl: "\\x1b]" repeated (unclosed OSC)', input: fill('\x1b]0;t'), run: stripControl },

@@ -17,6 +17,8 @@ export interface SecretShape {
   kind: string;
   pattern: RegExp;
   replace: (match: string, ...groups: (string | undefined)[]) => string;
+  /** Called once a text has been through `replace`, so no state of this shape keeps it. */
+  done?: () => void;
 }
 
 const whole = (kind: string) => () => redactedAs(kind);
@@ -34,58 +36,92 @@ function redactCookiePairs(value: string): string {
 
 /**
  * How far back a flag looks for the command it belongs to: within its line,
- * at most this many characters, so each match costs a bounded amount whatever
- * the input (a look-back regex would rescan the line for every flag on it).
+ * at most this many characters.
  */
 const LOOK_BACK = 256;
 
-/** The text before `offset` on its line, at most LOOK_BACK characters of it. */
-function lineBefore(text: string, offset: number): string {
-  const window = text.slice(Math.max(0, offset - LOOK_BACK), offset);
-  return window.slice(window.lastIndexOf('\n') + 1);
+/** A command word: at the start, after a space, a quote or a path (`/usr/bin/curl`, `sudo curl`); or a newline. */
+const COMMAND_OR_NEWLINE =
+  /\n|(?<![\w.-])(curl|wget|docker(?:-compose)?|podman|nerdctl|buildah|finch)(?:\.exe)?(?![\w.-])/g;
+
+/** What was named before a flag: the last command on its line, and whether curl was one of them. */
+interface CommandsBefore {
+  last: string | undefined;
+  curl: boolean;
 }
 
 /**
- * A replace that also reads the line before its match: String.replace passes
- * the offset and the whole text after the `groups` capture groups.
+ * The commands named before each match of one shape, read along the text as
+ * String.replace walks it. Its matches come in order, so the text is searched
+ * once from start to end however many flags there are (a look-back regex
+ * would rescan up to LOOK_BACK characters for every flag). A new text, or an
+ * offset behind the last one, starts over.
  */
-function withLineBefore(
-  groups: number,
-  replace: (line: string, match: string, ...captures: (string | undefined)[]) => string,
-): SecretShape['replace'] {
-  return (match, ...rest) => {
-    const args = rest as unknown[];
-    const offset = args[groups];
-    const text = args[groups + 1];
-    const line = typeof offset === 'number' && typeof text === 'string' ? lineBefore(text, offset) : '';
-    return replace(line, match, ...rest.slice(0, groups));
-  };
-}
+class CommandTracker {
+  private text: string | undefined;
+  private offset = 0;
+  /** The next command or newline not yet taken into account; null when there is none. */
+  private next: RegExpExecArray | null | undefined;
+  private searchFrom = 0;
+  private lineStart = 0;
+  private last: string | undefined;
+  private lastAt = -1;
+  private curlAt = -1;
 
-/** A command word: at the start, after a space, a quote or a path (`/usr/bin/curl`, `sudo curl`). */
-const COMMANDS =
-  /(?<![\w.-])(curl|wget|docker(?:-compose)?|podman|nerdctl|buildah|finch)(?:\.exe)?(?![\w.-])/g;
-const CONTAINER_TOOLS = /docker|podman|nerdctl|buildah|finch/;
+  before(text: string, offset: number): CommandsBefore {
+    if (text !== this.text || offset < this.offset) this.start(text);
+    this.offset = offset;
+    for (;;) {
+      if (this.next === undefined) {
+        COMMAND_OR_NEWLINE.lastIndex = this.searchFrom;
+        this.next = COMMAND_OR_NEWLINE.exec(text);
+        this.searchFrom = COMMAND_OR_NEWLINE.lastIndex;
+      }
+      const m = this.next;
+      if (m === null || m.index >= offset) break;
+      if (m[1] === undefined) {
+        this.lineStart = m.index + 1;
+      } else {
+        this.last = m[1];
+        this.lastAt = m.index;
+        if (m[1] === 'curl') this.curlAt = m.index;
+      }
+      this.next = undefined;
+    }
+    const from = Math.max(this.lineStart, offset - LOOK_BACK);
+    return { last: this.lastAt >= from ? this.last : undefined, curl: this.curlAt >= from };
+  }
 
-/** The last of the commands above named in `line`, if any. */
-function lastCommand(line: string): string | undefined {
-  let last: string | undefined;
-  COMMANDS.lastIndex = 0;
-  for (let m = COMMANDS.exec(line); m !== null; m = COMMANDS.exec(line)) last = m[1];
-  return last;
+  /** Lets go of the text (it may hold secrets) once a replace is done with it. */
+  forget(): void {
+    this.start(undefined);
+  }
+
+  private start(text: string | undefined): void {
+    this.text = text;
+    this.offset = 0;
+    this.next = undefined;
+    this.searchFrom = 0;
+    this.lineStart = 0;
+    this.last = undefined;
+    this.lastAt = -1;
+    this.curlAt = -1;
+  }
 }
 
 /**
- * `-u user:group` / `--user uid:gid` of a container tool is who the container
- * runs as, not a credential: kept when the last command named before the flag
- * on its line is docker, podman, nerdctl, buildah or finch (so `docker run img
- * curl -u a:pw` still loses its password).
+ * The commands named before a match on its line, from the offset and the
+ * whole text String.replace passes after the capture groups.
  */
-function isContainerUser(line: string): boolean {
-  if (!CONTAINER_TOOLS.test(line)) return false;
-  const command = lastCommand(line);
-  return command !== undefined && command !== 'curl' && command !== 'wget';
+function commandsBefore(tracker: CommandTracker, offset: unknown, text: unknown): CommandsBefore {
+  return typeof offset === 'number' && typeof text === 'string'
+    ? tracker.before(text, offset)
+    : { last: undefined, curl: false };
 }
+
+const userFlagCommands = new CommandTracker();
+const cookieFlagCommands = new CommandTracker();
+const CONTAINER_TOOLS = new Set(['docker', 'docker-compose', 'podman', 'nerdctl', 'buildah', 'finch']);
 
 /** `name=value; name2=value2`: pairs separated by `;` (one pair with a `;` after it is not enough). */
 function isCookieList(value: string): boolean {
@@ -337,12 +373,15 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     // (uid:gid, user:group) are not credentials.
     kind: 'basic-auth-flag',
     pattern: /(?<!\S)(-u|--user|--proxy-user)([ \t]+|=)(["']?)([^\s:"'`]{1,256}):([^\s"'`]{1,512})/g,
-    replace: withLineBefore(5, (line, match, flag, sep, quote, user, password) =>
+    // A container tool's: kept when the last command named before the flag on its line (≤256 chars)
+    // is docker, podman, nerdctl, buildah or finch (`docker run img curl -u a:pw` still loses pw).
+    replace: (match, flag, sep, quote, user, password, offset: unknown, text: unknown) =>
       (/^\d+$/.test(user ?? '') && /^\d+$/.test(password ?? '')) ||
-      (flag !== '--proxy-user' && isContainerUser(line))
+      (flag !== '--proxy-user' &&
+        CONTAINER_TOOLS.has(commandsBefore(userFlagCommands, offset, text).last ?? ''))
         ? match
         : `${flag}${sep}${quote}${user}:${REDACTED}`,
-    ),
+    done: () => userFlagCommands.forget(),
   },
   {
     // The whole header value goes, up to a closing quote or the end of the line; the scheme stays.
@@ -362,12 +401,14 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     // its value goes when curl is named before it on its line, or when it reads as cookies (`a=1; b=2`).
     kind: 'cookie-flag',
     pattern: /(?<!\S)(--cookie|-b)([ \t]+)(?:(["'])([^\r\n"'`]*)|([^\s"'`]+))/g,
-    replace: withLineBefore(5, (line, match, flag, sep, quote, quoted, bare) => {
+    replace: (match, flag, sep, quote, quoted, bare, offset: unknown, text: unknown) => {
       const value = quoted ?? bare ?? '';
       if (!value.includes('=')) return match;
-      const cookie = flag === '--cookie' || isCookieList(value) || lastCommand(line) === 'curl';
+      const cookie =
+        flag === '--cookie' || isCookieList(value) || commandsBefore(cookieFlagCommands, offset, text).curl;
       return cookie ? `${flag}${sep}${quote ?? ''}${redactCookiePairs(value)}` : match;
-    }),
+    },
+    done: () => cookieFlagCommands.forget(),
   },
   {
     kind: 'slack-webhook',
