@@ -250,6 +250,21 @@ describe('redactSecrets — credential families', () => {
     }
   });
 
+  it('reads the command of a -u or -b flag on its own line, at most 256 characters back', () => {
+    const far = `docker run ${'-e A=1 '.repeat(40)}-u app:pw1 img`;
+    expect(redactSecrets(far)).toContain('-u app:[REDACTED] img');
+    expect(redactSecrets('docker build .\n-u app:pw1 x')).toBe('docker build .\n-u app:[REDACTED] x');
+    expect(redactSecrets('curl -s x\ngit checkout -b a=b')).toBe('curl -s x\ngit checkout -b a=b');
+    // The same text twice, and a shorter one after a longer one: each is read afresh.
+    const text = 'docker run -u app:app x; curl -u admin:pw2 -b sid=abc123 y';
+    const once = 'docker run -u app:app x; curl -u admin:[REDACTED] -b sid=[REDACTED] y';
+    expect([redactSecrets(text), redactSecrets(text), redactSecrets('-u admin:pw3')]).toEqual([
+      once,
+      once,
+      '-u admin:[REDACTED]',
+    ]);
+  });
+
   it('hides a whole PEM private key block, multi-line, keeping the text around it', () => {
     const pem = [
       '-----BEGIN OPENSSH PRIVATE KEY-----',
