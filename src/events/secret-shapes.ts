@@ -11,7 +11,9 @@ import { isSecretName } from './secret-names.js';
  * unbounded run is a single character class that is either followed by
  * nothing or by a character outside the class, so no input makes a pattern
  * rescan the same text more than a bounded number of times
- * (bench/redact.bench.ts feeds each one adversarial input).
+ * (bench/redact.bench.ts feeds each one adversarial input). A replace that
+ * needs the command before its flag (`-b`, `-u`) gets it from a
+ * CommandTracker, which reads the text once along the matches.
  */
 export interface SecretShape {
   kind: string;
