@@ -125,6 +125,16 @@ const CASES: Case[] = [
   redact('"x:" + key-width line repeated (tails that open no run)', fill(`x:${'Ab1/'.repeat(16)}\n\n`)),
   redact('"M" + base64 × 1M (one-line DER, not a key)', `M${'A'.repeat(MB)}`),
   redact('" MAAA…" × 80 repeated (one-line DER candidates)', fill(` M${'A'.repeat(80)}`)),
+  // Cloud key ids and the secret after one; the flags that look back along their line (≤256 chars).
+  redact(
+    '"LTAI…" / "AKID…" ids repeated',
+    fill('LTAI5tAbCdEfGhIjKlMnOpQr AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE1 '),
+  ),
+  redact('"AKIA… " + "aB1/" × 250k (secret with no end)', `AKIAIOSFODNN7EXAMPLE ${fill('aB1/')}`),
+  redact('"AKIA… , " repeated (ids, no secrets)', fill('AKIAIOSFODNN7EXAMPLE , ')),
+  redact('"-b a=b " repeated (no curl)', fill('-b a=b ')),
+  redact('"curl -b a=b " repeated', fill('curl -b a=b ')),
+  redact('"docker run -u a:b " repeated', fill('docker run -u a:b ')),
   { name: 'stripControl: baseline', input: ORDINARY, run: stripControl },
   { name: 'stripControl: "\\x1b[" + "0;" × 500k', input: `\x1b[${fill('0;')}`, run: stripControl },
   { name: 'stripControl: "\\x1b]" repeated (unclosed OSC)', input: fill('\x1b]0;t'), run: stripControl },

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { createTurnlogClient } from '../client/http-client.js';
 import { HTTP_DEFAULTS, ingestEndpoint } from '../client/http-transport.js';
+import { jsonErrorOf } from '../events/json-error.js';
 import { SPACE_PATTERN } from '../events/schema.js';
 import { ClaudeCodeTranslator, type TranslatedLine } from '../ingest/claude-code.js';
 import { type NdjsonLine, openNdjsonInput, readNdjsonLines } from '../ingest/ndjson.js';
@@ -195,7 +196,7 @@ function parseLine({ line, text }: NdjsonLine): { event: Record<string, unknown>
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { line, error: `invalid JSON: ${(error as Error).message}` };
+    return { line, error: `invalid JSON: ${jsonErrorOf(error)}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { line, error: 'expected a JSON object (one run event)' };

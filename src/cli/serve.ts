@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, LOG_LEVELS } from '../config.js';
+import { jsonErrorOf } from '../events/json-error.js';
 import { SlackStartupError } from '../platforms/slack/app.js';
 import { shutdownOnSignal, startServe } from '../serve/index.js';
 import { CliError, type CliIo } from './io.js';
@@ -76,7 +77,7 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${path} is not JSON: ${(error as Error).message}`);
+    throw new CliError(`${path} is not JSON: ${jsonErrorOf(error)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new CliError(`${path}: expected a JSON object (the turnlog config)`);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import { jsonErrorOf } from './json-error.js';
 import { RUN_EVENT_TYPES, type RunEvent, type RunEventType, runEventSchemaFor } from './schema.js';
 
 /**
@@ -53,7 +54,7 @@ export function parseRunEvent(json: unknown, opts: ParseOptions = {}): ParseResu
   try {
     value = JSON.parse(json);
   } catch (err) {
-    return { ok: false, error: `invalid JSON: ${(err as Error).message}` };
+    return { ok: false, error: `invalid JSON: ${jsonErrorOf(err)}` };
   }
   return validateSafely(value, schemas, opts.platforms);
 }

@@ -16,6 +16,7 @@ export function redactSecrets(text: string): string {
   for (const shape of SECRET_SHAPES) {
     shape.pattern.lastIndex = 0;
     out = out.replace(shape.pattern, shape.replace);
+    shape.done?.();
   }
   return redactSecretAssignments(redactPromptAnswers(out));
 }

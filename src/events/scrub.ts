@@ -1,7 +1,9 @@
+import { jsonErrorOf } from './json-error.js';
 import { opensPrivateKeyBlock } from './private-key-blocks.js';
 import { redactSecrets } from './redact.js';
 import { REDACTED, redactedAs } from './redaction-marker.js';
 import { isSecretName } from './secret-names.js';
+import { cloudSecretKindAfter, isCloudSecret } from './secret-shapes.js';
 
 /**
  * The first step of ingest, before anything is parsed, stored or logged: a
@@ -201,7 +203,11 @@ function scrubValue(key: string, value: unknown, depth: number): unknown {
  */
 function scrubArray(key: string, items: unknown[], depth: number): unknown[] {
   let inKey = false;
+  // After a cloud access-key id item (`["AKIA…", "wJalr…"]`), the kind of secret the next item may be.
+  let cloudSecret: string | undefined;
   return items.map((item) => {
+    const afterCloudId = cloudSecret;
+    cloudSecret = undefined;
     if (inKey && typeof item === 'string') {
       const plain = stripBidi(item);
       if (!plain.includes('-----END ')) return REDACTED;
@@ -209,8 +215,12 @@ function scrubArray(key: string, items: unknown[], depth: number): unknown[] {
       // Read as the rest of the block: everything through its END line goes.
       return scrubText(`-----BEGIN PRIVATE KEY-----${plain}`);
     }
+    if (afterCloudId !== undefined && typeof item === 'string' && isCloudSecret(stripBidi(item).trim())) {
+      return redactedAs(afterCloudId);
+    }
     const scrubbed = scrubValue(key, item, depth + 1);
     if (typeof item === 'string' && opensPrivateKeyBlock(stripBidi(item))) inKey = true;
+    if (typeof scrubbed === 'string') cloudSecret = cloudSecretKindAfter(scrubbed);
     return scrubbed;
   });
 }
@@ -238,14 +248,6 @@ export function jsonDepth(text: string, stopAbove = Number.POSITIVE_INFINITY): n
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return max;
-}
-
-/** V8 quotes a piece of the input in its message (`"AKIA…" is not valid JSON`): only the position is kept. */
-export function jsonErrorOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message
-    .replace(/, "[\s\S]* is not valid JSON$/, ' (not valid JSON)')
-    .replace(/'[^']*'/, (m) => (m.length <= 4 ? m : "'…'"));
 }
 
 /** A JSON string literal, complete, on one line. */

@@ -11,12 +11,16 @@ import { isSecretName } from './secret-names.js';
  * unbounded run is a single character class that is either followed by
  * nothing or by a character outside the class, so no input makes a pattern
  * rescan the same text more than a bounded number of times
- * (bench/redact.bench.ts feeds each one adversarial input).
+ * (bench/redact.bench.ts feeds each one adversarial input). A replace that
+ * needs the command before its flag (`-b`, `-u`) gets it from a
+ * CommandTracker, which reads the text once along the matches.
  */
 export interface SecretShape {
   kind: string;
   pattern: RegExp;
   replace: (match: string, ...groups: (string | undefined)[]) => string;
+  /** Called once a text has been through `replace`, so no state of this shape keeps it. */
+  done?: () => void;
 }
 
 const whole = (kind: string) => () => redactedAs(kind);
@@ -30,6 +34,101 @@ function redactCookiePairs(value: string): string {
       return eq === -1 ? pair : `${pair.slice(0, eq + 1)}${REDACTED}`;
     })
     .join(';');
+}
+
+/**
+ * How far back a flag looks for the command it belongs to: within its line,
+ * at most this many characters.
+ */
+const LOOK_BACK = 256;
+
+/** A command word: at the start, after a space, a quote or a path (`/usr/bin/curl`, `sudo curl`); or a newline. */
+const COMMAND_OR_NEWLINE =
+  /\n|(?<![\w.-])(curl|wget|docker(?:-compose)?|podman|nerdctl|buildah|finch)(?:\.exe)?(?![\w.-])/g;
+
+/** What was named before a flag: the last command on its line, and whether curl was one of them. */
+interface CommandsBefore {
+  last: string | undefined;
+  curl: boolean;
+}
+
+/**
+ * The commands named before each match of one shape, read along the text as
+ * String.replace walks it. Its matches come in order, so the text is searched
+ * once from start to end however many flags there are (a look-back regex
+ * would rescan up to LOOK_BACK characters for every flag). A new text, or an
+ * offset behind the last one, starts over.
+ */
+class CommandTracker {
+  private text: string | undefined;
+  private offset = 0;
+  /** The next command or newline not yet taken into account; null when there is none. */
+  private next: RegExpExecArray | null | undefined;
+  private searchFrom = 0;
+  private lineStart = 0;
+  private last: string | undefined;
+  private lastAt = -1;
+  private curlAt = -1;
+
+  before(text: string, offset: number): CommandsBefore {
+    if (text !== this.text || offset < this.offset) this.start(text);
+    this.offset = offset;
+    for (;;) {
+      if (this.next === undefined) {
+        COMMAND_OR_NEWLINE.lastIndex = this.searchFrom;
+        this.next = COMMAND_OR_NEWLINE.exec(text);
+        this.searchFrom = COMMAND_OR_NEWLINE.lastIndex;
+      }
+      const m = this.next;
+      if (m === null || m.index >= offset) break;
+      if (m[1] === undefined) {
+        this.lineStart = m.index + 1;
+      } else {
+        this.last = m[1];
+        this.lastAt = m.index;
+        if (m[1] === 'curl') this.curlAt = m.index;
+      }
+      this.next = undefined;
+    }
+    const from = Math.max(this.lineStart, offset - LOOK_BACK);
+    return { last: this.lastAt >= from ? this.last : undefined, curl: this.curlAt >= from };
+  }
+
+  /** Lets go of the text (it may hold secrets) once a replace is done with it. */
+  forget(): void {
+    this.start(undefined);
+  }
+
+  private start(text: string | undefined): void {
+    this.text = text;
+    this.offset = 0;
+    this.next = undefined;
+    this.searchFrom = 0;
+    this.lineStart = 0;
+    this.last = undefined;
+    this.lastAt = -1;
+    this.curlAt = -1;
+  }
+}
+
+/**
+ * The commands named before a match on its line, from the offset and the
+ * whole text String.replace passes after the capture groups.
+ */
+function commandsBefore(tracker: CommandTracker, offset: unknown, text: unknown): CommandsBefore {
+  return typeof offset === 'number' && typeof text === 'string'
+    ? tracker.before(text, offset)
+    : { last: undefined, curl: false };
+}
+
+const userFlagCommands = new CommandTracker();
+const cookieFlagCommands = new CommandTracker();
+const CONTAINER_TOOLS = new Set(['docker', 'docker-compose', 'podman', 'nerdctl', 'buildah', 'finch']);
+
+/** `name=value; name2=value2`: pairs separated by `;` (one pair with a `;` after it is not enough). */
+function isCookieList(value: string): boolean {
+  const semi = value.indexOf(';');
+  return semi > value.indexOf('=') && value.indexOf('=', semi) !== -1;
 }
 
 /** Decoding a few bytes is cheaper than guessing: only base64 of a PEM *private key* goes. */
@@ -81,11 +180,46 @@ const VENDOR_TOKENS: readonly [kind: string, source: string][] = [
   ['heroku-token', String.raw`HRKU-[\w-]{20,}`],
   ['newrelic-key', String.raw`NR(?:AK|JS|II|RA)-[A-Z0-9]{20,}`],
   ['gcp-hmac-access-id', String.raw`GOOG1[A-Z0-9]{40,}`],
+  ['alibaba-access-key-id', String.raw`LTAI[A-Za-z0-9]{12,30}(?![A-Za-z0-9])`],
+  ['tencent-secret-id', String.raw`AKID[A-Za-z0-9]{32,36}(?![A-Za-z0-9])`],
 ];
 const VENDOR_PATTERN = new RegExp(
   `(?<![\\w.-])(?:${VENDOR_TOKENS.map(([, source]) => `(${source})`).join('|')})`,
   'g',
 );
+
+/**
+ * A cloud access-key id is public, but the secret that goes with it is often
+ * written right after it (`AKIA… wJalr…`, `LTAI…, …`, a CSV row, a JSON
+ * array): by the time this is read the id is a marker, and its kind says
+ * which secret follows.
+ */
+const CLOUD_SECRET_KINDS: Readonly<Record<string, string>> = {
+  'aws-access-key-id': 'aws-secret-access-key',
+  'alibaba-access-key-id': 'alibaba-access-key-secret',
+  'tencent-secret-id': 'tencent-secret-key',
+  'gcp-hmac-access-id': 'gcp-hmac-secret',
+};
+const CLOUD_ID_MARKER = String.raw`\[REDACTED:(${Object.keys(CLOUD_SECRET_KINDS).join('|')})\]`;
+/** Between an id and its secret: spaces, a tab, `:`, `,`, `=`, quotes (an escaped one too). */
+const CLOUD_PAIR_SEPARATOR = String.raw`[ \t:,='"\\]{1,16}`;
+const CLOUD_ID_AT_END = new RegExp(`${CLOUD_ID_MARKER}${CLOUD_PAIR_SEPARATOR.replace('{1,16}', '{0,16}')}$`);
+
+/** A cloud secret access key: 28–64 base64 characters with an upper, a lower and a digit. */
+export function isCloudSecret(value: string): boolean {
+  return (
+    /^[A-Za-z0-9+/=]{28,64}$/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value) && /\d/.test(value)
+  );
+}
+
+/**
+ * The kind of secret that may come next when `redacted` (already redacted
+ * text, such as an item of an args array) ends with a cloud access-key id.
+ */
+export function cloudSecretKindAfter(redacted: string): string | undefined {
+  const kind = CLOUD_ID_AT_END.exec(redacted.slice(-64))?.[1];
+  return kind === undefined ? undefined : CLOUD_SECRET_KINDS[kind];
+}
 
 /**
  * Command-line flags that take a password or token as the next word
@@ -237,13 +371,19 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     replace: (match, prefix, token) => (isRedactedMarker(token ?? '') ? match : `${prefix}${REDACTED}@`),
   },
   {
-    // curl -u user:pass, --user=user:pass. `-u 1000:1000` (docker uid:gid) is not a credential.
+    // curl -u user:pass, --user=user:pass. `-u 1000:1000` and a container tool's `-u app:app`
+    // (uid:gid, user:group) are not credentials.
     kind: 'basic-auth-flag',
     pattern: /(?<!\S)(-u|--user|--proxy-user)([ \t]+|=)(["']?)([^\s:"'`]{1,256}):([^\s"'`]{1,512})/g,
-    replace: (match, flag, sep, quote, user, password) =>
-      /^\d+$/.test(user ?? '') && /^\d+$/.test(password ?? '')
+    // A container tool's: kept when the last command named before the flag on its line (≤256 chars)
+    // is docker, podman, nerdctl, buildah or finch (`docker run img curl -u a:pw` still loses pw).
+    replace: (match, flag, sep, quote, user, password, offset: unknown, text: unknown) =>
+      (/^\d+$/.test(user ?? '') && /^\d+$/.test(password ?? '')) ||
+      (flag !== '--proxy-user' &&
+        CONTAINER_TOOLS.has(commandsBefore(userFlagCommands, offset, text).last ?? ''))
         ? match
         : `${flag}${sep}${quote}${user}:${REDACTED}`,
+    done: () => userFlagCommands.forget(),
   },
   {
     // The whole header value goes, up to a closing quote or the end of the line; the scheme stays.
@@ -259,12 +399,18 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     replace: (_match, header, value) => `${header}${redactCookiePairs(value ?? '')}`,
   },
   {
+    // `--cookie` always; `-b` is curl's cookie flag only (`git checkout -b a=b`, `sort -b` are not):
+    // its value goes when curl is named before it on its line, or when it reads as cookies (`a=1; b=2`).
     kind: 'cookie-flag',
     pattern: /(?<!\S)(--cookie|-b)([ \t]+)(?:(["'])([^\r\n"'`]*)|([^\s"'`]+))/g,
-    replace: (match, flag, sep, quote, quoted, bare) => {
+    replace: (match, flag, sep, quote, quoted, bare, offset: unknown, text: unknown) => {
       const value = quoted ?? bare ?? '';
-      return value.includes('=') ? `${flag}${sep}${quote ?? ''}${redactCookiePairs(value)}` : match;
+      if (!value.includes('=')) return match;
+      const cookie =
+        flag === '--cookie' || isCookieList(value) || commandsBefore(cookieFlagCommands, offset, text).curl;
+      return cookie ? `${flag}${sep}${quote ?? ''}${redactCookiePairs(value)}` : match;
     },
+    done: () => cookieFlagCommands.forget(),
   },
   {
     kind: 'slack-webhook',
@@ -296,6 +442,20 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     kind: 'aws-access-key-id',
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
     replace: whole('aws-access-key-id'),
+  },
+  {
+    // After every id above is a marker: the secret that follows one on the same line.
+    kind: 'cloud-secret-key',
+    pattern: new RegExp(
+      `${CLOUD_ID_MARKER}(${CLOUD_PAIR_SEPARATOR})([A-Za-z0-9+/=]{28,64})(?![A-Za-z0-9+/=])`,
+      'g',
+    ),
+    replace: (match, idKind, sep, secret) => {
+      const kind = CLOUD_SECRET_KINDS[idKind ?? ''];
+      return kind !== undefined && isCloudSecret(secret ?? '')
+        ? `${redactedAs(idKind ?? '')}${sep}${redactedAs(kind)}`
+        : match;
+    },
   },
   {
     kind: 'gcp-api-key',

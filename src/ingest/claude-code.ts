@@ -18,6 +18,7 @@
  * translator does not know). Known lines with nothing to show (hook output,
  * thinking blocks, a subagent's prompt) yield nothing.
  */
+import { jsonErrorOf } from '../events/json-error.js';
 import { type RunEvent, SPACE_PATTERN } from '../events/schema.js';
 import type { NdjsonLine } from './ndjson.js';
 
@@ -82,7 +83,7 @@ export class ClaudeCodeTranslator {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      return [{ line, error: `invalid JSON: ${(error as Error).message}` }];
+      return [{ line, error: `invalid JSON: ${jsonErrorOf(error)}` }];
     }
     if (!isObject(value) || typeof value.type !== 'string') {
       return [{ line, error: 'expected a stream-json object with a string "type"' }];

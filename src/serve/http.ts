@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
+import { jsonErrorOf } from '../events/json-error.js';
 import { redactSecrets } from '../events/redact.js';
 import { spaceSchema } from '../events/schema.js';
 import { redactRawText } from '../events/scrub.js';
@@ -298,7 +299,7 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     try {
       body = JSON.parse(read.body.toString('utf8'));
     } catch (error) {
-      throw new HttpProblem(400, `the body is not JSON: ${(error as Error).message}`);
+      throw new HttpProblem(400, `the body is not JSON: ${jsonErrorOf(error)}`);
     }
     const settings = spaceSettingsSchema.safeParse(body);
     if (!settings.success) {

@@ -7,9 +7,11 @@
  * accepted ones in one pass; what is refused before reaching it (a body that is empty or not
  * JSON, a string where an event object should be) goes to `deadLetter`.
  */
+
+import { jsonErrorOf } from '../events/json-error.js';
 import type { RejectedLine } from '../events/parse.js';
 import { describeValue } from '../events/parse.js';
-import { jsonDepth, jsonErrorOf, MAX_JSON_DEPTH, redactRawText } from '../events/scrub.js';
+import { jsonDepth, MAX_JSON_DEPTH, redactRawText } from '../events/scrub.js';
 import type { IngestResult } from '../runtime.js';
 
 export type BodyFormat = 'ndjson' | 'json';

@@ -106,6 +106,19 @@ describe('turnlog replay: NDJSON run events', () => {
     ]);
   });
 
+  it('never quotes an unreadable line in its error (it may be a secret)', async () => {
+    const s = await stub();
+    const file = tempFile(
+      'events.ndjson',
+      ndjson(started, 'hunter2pw', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', ended),
+    );
+    const r = await replay([file, '--to', s.url]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^line 2: invalid JSON: /);
+    expect(r.err).not.toContain('hunter2');
+    expect(r.err).not.toContain('wJalrXUtn');
+  });
+
   it('prints at most 100 rejected lines and counts the rest', async () => {
     const s = await stub();
     const r = await replay([

@@ -154,6 +154,17 @@ describe('parseRunEvent', () => {
     expect(errorOf('{"type": "note",')).toMatch(/^invalid JSON: .+/);
   });
 
+  it('never quotes the input in a JSON syntax error (it may be a secret)', () => {
+    for (const [text, secret] of [
+      ['hunter2pw', 'hunter2'],
+      ['wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'wJalrXUtn'],
+    ]) {
+      const error = errorOf(text);
+      expect(error).toMatch(/^invalid JSON: /);
+      expect(error).not.toContain(secret);
+    }
+  });
+
   it('shortens a long received value', () => {
     expect(errorOf({ ...toolResult, ok: 'y'.repeat(500) })).toBe(
       `tool_result.ok: expected a boolean, got "${'y'.repeat(60)}…"`,

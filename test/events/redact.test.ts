@@ -134,6 +134,27 @@ describe('redactSecrets — credential families', () => {
     ],
     ['curl -b', "curl -b 'sid=abc123' https://x", 'abc123', "curl -b 'sid=[REDACTED]' https://x"],
     ['url password', 'postgres://u:p4ss@h/db', 'p4ss', 'postgres://u:[REDACTED]@h/db'],
+    ['curl -b bare', 'curl -s -b sid=abc123 https://x', 'abc123', 'curl -s -b sid=[REDACTED] https://x'],
+    ['curl -b after a path', '/usr/bin/curl -b sid=abc123 x', 'abc123', '-b sid=[REDACTED] x'],
+    [
+      '-b cookie-shaped without curl',
+      "http GET x -b 'sid=abc123; csrf=zz9'",
+      'abc123',
+      "-b 'sid=[REDACTED]; csrf=[REDACTED]'",
+    ],
+    ['--cookie without curl', 'wget --cookie sid=abc123 x', 'abc123', 'wget --cookie [REDACTED] x'],
+    [
+      'curl -u inside a container',
+      'docker run --rm curlimages/curl curl -u admin:hunter2 https://x',
+      'hunter2',
+      'curl -u admin:[REDACTED] https://x',
+    ],
+    [
+      'curl -u after a docker command on the same line',
+      'docker run -u app:app img; curl --user admin:hunter2 https://x',
+      'hunter2',
+      'docker run -u app:app img; curl --user admin:[REDACTED]',
+    ],
     ['curl -u', 'curl -u admin:hunter2 https://x', 'hunter2', 'curl -u admin:[REDACTED] https://x'],
     [
       'curl --user=',
@@ -180,12 +201,68 @@ describe('redactSecrets — credential families', () => {
       String.raw`{\"password\":\"[REDACTED]\"}`,
     ],
     ['unclosed quote', 'password="hunter2 and more', 'hunter2', 'password="[REDACTED]'],
+    [
+      'alibaba LTAI',
+      'id LTAI5tAbCdEfGhIjKlMnOpQr',
+      '5tAbCdEfGhIjKlMnOpQr',
+      'id [REDACTED:alibaba-access-key-id]',
+    ],
+    [
+      'tencent AKID',
+      'AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE1',
+      'z8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE1',
+      '[REDACTED:tencent-secret-id]',
+    ],
+    [
+      'aws id then its secret',
+      'AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      'wJalrXUtnFEMI',
+      '[REDACTED:aws-access-key-id] [REDACTED:aws-secret-access-key]',
+    ],
+    [
+      'alibaba id, then its secret',
+      'LTAI5tAbCdEfGhIjKlMnOpQr , "k8Jd9xLmQ2nRsT4vWyZ0aBcDeFgHiJ"',
+      'k8Jd9xLmQ2nRsT4vWyZ0aBcDeFgHiJ',
+      '[REDACTED:alibaba-access-key-id] , "[REDACTED:alibaba-access-key-secret]"',
+    ],
+    [
+      'gcp hmac id: secret',
+      'GOOG1EXAMPLEXAMPLEXAMPLEXAMPLEXAMPLEXAMPLE7ABCDEFGH: bGoa+V7g/yqDXvKRqq+JTFn4uQZbPiQJo4pf9RzJ',
+      'bGoa+V7g/yqDXvKRqq+JTFn4uQZbPiQJo4pf9RzJ',
+      '[REDACTED:gcp-hmac-access-id]: [REDACTED:gcp-hmac-secret]',
+    ],
   ];
 
   it.each(cases)('%s', (_family, input, secret, kept) => {
     const output = redactSecrets(input);
     expect(output).not.toContain(secret);
     expect(output).toContain(kept);
+  });
+
+  it('keeps what follows a cloud access-key id when it is not shaped like its secret', () => {
+    for (const after of [
+      ' arn:aws:iam::123456789012:user/deploy',
+      ' abcdefghijklmnopqrstuvwxyzabcdefgh (all lowercase)',
+      ' short1Aa',
+      '\nwJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY on the next line',
+    ]) {
+      expect(redactSecrets(`AKIAIOSFODNN7EXAMPLE${after}`)).toBe(`[REDACTED:aws-access-key-id]${after}`);
+    }
+  });
+
+  it('reads the command of a -u or -b flag on its own line, at most 256 characters back', () => {
+    const far = `docker run ${'-e A=1 '.repeat(40)}-u app:pw1 img`;
+    expect(redactSecrets(far)).toContain('-u app:[REDACTED] img');
+    expect(redactSecrets('docker build .\n-u app:pw1 x')).toBe('docker build .\n-u app:[REDACTED] x');
+    expect(redactSecrets('curl -s x\ngit checkout -b a=b')).toBe('curl -s x\ngit checkout -b a=b');
+    // The same text twice, and a shorter one after a longer one: each is read afresh.
+    const text = 'docker run -u app:app x; curl -u admin:pw2 -b sid=abc123 y';
+    const once = 'docker run -u app:app x; curl -u admin:[REDACTED] -b sid=[REDACTED] y';
+    expect([redactSecrets(text), redactSecrets(text), redactSecrets('-u admin:pw3')]).toEqual([
+      once,
+      once,
+      '-u admin:[REDACTED]',
+    ]);
   });
 
   it('hides a whole PEM private key block, multi-line, keeping the text around it', () => {

@@ -49,6 +49,42 @@ describe('scrubInput on a private key split across array elements', () => {
   });
 });
 
+/** issue 9 · a cloud access-key id and its secret as consecutive items of an args array. */
+describe('scrubInput on a cloud key pair split across array items', () => {
+  const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+
+  it('hides the secret item that follows an access-key id item', () => {
+    for (const id of [
+      'AKIAIOSFODNN7EXAMPLE',
+      'LTAI5tAbCdEfGhIjKlMnOpQr',
+      'AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE1',
+    ]) {
+      const result = scrubInput({
+        type: 'tool_call',
+        input: { args: ['configure', id, SECRET, 'us-east-1'] },
+      });
+      const text = JSON.stringify(result.ok ? result.value : result);
+      expect(text, id).not.toContain(SECRET);
+      expect(text).not.toContain(id);
+      expect(text).toContain('"us-east-1"');
+    }
+    const raw = redactRawText(`{"args":["AKIAIOSFODNN7EXAMPLE","${SECRET}"],`);
+    expect(raw).not.toContain(SECRET);
+  });
+
+  it('keeps an item that follows an id but is not shaped like a secret, and one that follows no id', () => {
+    const result = scrubInput({
+      args: ['AKIAIOSFODNN7EXAMPLE', '--region', 'x', 'NotASecretButLongEnoughMixed1234567'],
+    });
+    expect(result).toEqual({
+      ok: true,
+      value: {
+        args: ['[REDACTED:aws-access-key-id]', '--region', 'x', 'NotASecretButLongEnoughMixed1234567'],
+      },
+    });
+  });
+});
+
 describe('redactRawText on a private key split across string literals', () => {
   it('hides the literals between BEGIN and END in a line that is not JSON', () => {
     const body = [

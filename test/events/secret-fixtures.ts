@@ -111,6 +111,7 @@ export const SECRET_FAMILIES: fc.Arbitrary<PlacedSecret>[] = [
   ...VENDOR_FAMILIES(),
   ...URL_AND_CONNECTION_FAMILIES(),
   ...AUDIT_FAMILIES(),
+  ...CLOUD_KEY_FAMILIES(),
 ];
 
 /** Password and token flags of common command-line tools (issue 9 item 5). */
@@ -138,6 +139,15 @@ function CLI_FLAG_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
     randomToken(PW, 8, 30).map(placed('sshpass -p', (v) => `sshpass -p ${v} ssh deploy@host`)),
     randomToken(PW, 8, 30).map(placed('openssl pass:', (v) => `openssl pkcs12 -in a.p12 -passin pass:${v}`)),
     randomToken(PW, 8, 30).map(placed('curl --user', (v) => `curl --user admin:${v} https://jenkins/`)),
+    randomToken(PW, 8, 30).map(
+      placed('curl in a container -u', (v) => `docker run --rm curlimages/curl curl -u admin:${v} https://x`),
+    ),
+    randomToken(ALNUM, 12, 40).map(
+      placed('curl -b', (v) => `curl -sS -b session=${v} https://app.example.com/`),
+    ),
+    randomToken(ALNUM, 12, 40).map(
+      placed('-b cookie list', (v) => `http app.example.com -b "sid=${v}; theme=dark"`),
+    ),
   ];
 }
 
@@ -311,6 +321,42 @@ function AUDIT_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
   ];
 }
 
+/**
+ * Cloud access-key ids (Alibaba `LTAI…`, Tencent `AKID…`) and the secret that
+ * follows an id on the same line: a base64-ish token right after it, however
+ * it is separated (spaces, tab, `:`, `,`, `=`, quotes, a JSON array).
+ */
+function CLOUD_KEY_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
+  // Shaped like the real ones: mixed case and digits (the rule asks for all three).
+  const secret = (length: number) =>
+    randomToken(`${ALNUM}+/`, length - 3).map((v) => `${v.slice(0, 5)}aZ9${v.slice(5)}`);
+  const aws = randomToken(UPPER_DIGITS, 16).map((v) => `AKIA${v}`);
+  const alibaba = randomToken(ALNUM, 20).map((v) => `LTAI${v}`);
+  const tencent = randomToken(ALNUM, 32).map((v) => `AKID${v}`);
+  const gcp = randomToken(UPPER_DIGITS, 55).map((v) => `GOOG1E${v}`);
+  const pair = (
+    family: string,
+    id: fc.Arbitrary<string>,
+    length: number,
+    render: (id: string, s: string) => string,
+  ) => fc.tuple(id, secret(length)).map(([i, s]) => ({ family, text: render(i, s), secret: s }));
+  return [
+    randomToken(ALNUM, 12, 30).map(placed('alibaba LTAI', (v) => `LTAI${v}`)),
+    randomToken(ALNUM, 32, 36).map(placed('tencent AKID', (v) => `AKID${v}`)),
+    pair('aws id then secret (space)', aws, 40, (i, s) => `keys: ${i} ${s}`),
+    pair('aws id then secret (tab)', aws, 40, (i, s) => `${i}\t${s}\tus-east-1`),
+    pair('aws id then secret (csv)', aws, 40, (i, s) => `deploy,,${i},${s}`),
+    pair('aws id then secret (quoted)', aws, 40, (i, s) => `Credentials("${i}", "${s}")`),
+    pair('aws id then secret (=)', aws, 40, (i, s) => `${i}=${s}`),
+    pair('aws id then secret (json args)', aws, 40, (i, s) => `{"args":["${i}","${s}"]}`),
+    pair('alibaba id then secret', alibaba, 30, (i, s) => `${i} , ${s}`),
+    pair('alibaba id: secret', alibaba, 30, (i, s) => `aliyun configure ${i}:${s}`),
+    pair('tencent id then secret', tencent, 32, (i, s) => `${i} ${s}`),
+    pair("tencent id, 'secret'", tencent, 32, (i, s) => `'${i}', '${s}'`),
+    pair('gcp hmac id: secret', gcp, 40, (i, s) => `${i}: ${s}`),
+  ];
+}
+
 export const ENV_FILE = `# production settings
 DATABASE_URL=postgres://app:Sup3rS3cret!@db.prod.internal:5432/app
 REDIS_URL=redis://:r3d1sPassw0rd@cache:6379/0
@@ -416,4 +462,14 @@ export const ORDINARY_TEXT = [
   'redis-cli -n 2 ping',
   'see https://example.com/docs?page=2&sort=asc and git@github.com:org/repo.git',
   'node --max-old-space-size=4096 --password-policy strict',
+  // -b is a cookie flag for curl only; elsewhere `name=value` after it is a branch, a key, a file.
+  'git checkout -b feature=x origin/main',
+  'git branch -b release=2.0; sort -b col=2 data.txt',
+  'cd repo && git checkout -b fix/a=b',
+  // -u/--user with user:group is a uid:gid for the container tools.
+  'docker run -u app:app --rm node:20 npm test',
+  'sudo docker exec -u www-data:www-data web ls',
+  'podman run --user 1000:staff alpine id; nerdctl run -u app:app x',
+  'buildah run --user=root:root c -- ls && finch run -u node:node img',
+  'docker compose run -u app:app api',
 ];

@@ -224,6 +224,16 @@ describe('translateClaudeCode: edges', () => {
     expect(items[2]).toMatchObject({ line: 3, event: { type: 'assistant', text: 'hi' } });
   });
 
+  it('never quotes a malformed line in its error (it may be a secret)', async () => {
+    const items = await translateAll(stream(init, 'hunter2pw', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'));
+    expect(items.slice(1, 3)).toEqual([
+      { line: 2, error: expect.stringMatching(/^invalid JSON: /) },
+      { line: 3, error: expect.stringMatching(/^invalid JSON: /) },
+    ]);
+    expect(JSON.stringify(items)).not.toContain('hunter2');
+    expect(JSON.stringify(items)).not.toContain('wJalrXUtn');
+  });
+
   it('reports a JSON line that is not a stream-json message', async () => {
     const items = await translateAll(stream(init, '[1,2]', '{"no":"type"}', result));
     expect(items.slice(1, 3)).toEqual([

@@ -84,6 +84,15 @@ describe('runServe', () => {
       `cannot read the config file ${missing}`,
     );
     await expect(runServe(['--config', configFile('{oops')], io)).rejects.toThrow(/is not JSON/);
+    // Node quotes the text it could not parse; a config file holds tokens.
+    for (const [text, secret] of [
+      ['hunter2pw', 'hunter2'],
+      ['wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'wJalrXUtn'],
+    ] as const) {
+      const error = await runServe(['--config', configFile(text)], io).catch((e: unknown) => e);
+      expect(String(error)).toMatch(/is not JSON/);
+      expect(String(error)).not.toContain(secret);
+    }
     await expect(runServe(['--config', configFile('[]')], io)).rejects.toThrow(/expected a JSON object/);
   });
 

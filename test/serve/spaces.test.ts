@@ -91,6 +91,24 @@ async function acrossRestart(
 }
 
 describe('PUT /v1/spaces/:space', () => {
+  it('refuses a body that is not JSON without quoting it (it may be a secret)', async () => {
+    serve = await startTestServe({ ingest: { token: TOKEN } });
+    for (const [text, secret] of [
+      ['hunter2pw', 'hunter2'],
+      ['wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'wJalrXUtn'],
+    ] as const) {
+      const response = await fetch(`${serve.url}/v1/spaces/${encodeURIComponent(SPACE)}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body: text,
+      });
+      expect(response.status).toBe(400);
+      const body = await response.text();
+      expect(body).toMatch(/the body is not JSON/);
+      expect(body).not.toContain(secret);
+    }
+  });
+
   it('turns threads off for one space: its log lines go top-level from then on', async () => {
     serve = await startTestServe({ ingest: { token: TOKEN } });
     expect((await getJson(serve.url, `/v1/spaces/${encodeURIComponent(SPACE)}`, TOKEN)).json).toEqual({

@@ -23,7 +23,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IntakeResult } from '../../actions/types.js';
-import { jsonErrorOf, redactRawText } from '../../events/scrub.js';
+import { jsonErrorOf } from '../../events/json-error.js';
+import { redactRawText } from '../../events/scrub.js';
 import { neutralizeMentions } from '../../render/mentions.js';
 import { discardRest, readBodyWithin } from '../../serve/body.js';
 import type { IntakeContext, PlatformIntake } from '../types.js';

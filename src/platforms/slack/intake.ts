@@ -45,7 +45,8 @@ import {
 } from '@slack/bolt';
 import { type Logger, LogLevel, WebAPIPlatformError } from '@slack/web-api';
 import type { ClickIntake, IntakeResult, IntakeSink, MessageIntake } from '../../actions/types.js';
-import { jsonErrorOf, redactRawText } from '../../events/scrub.js';
+import { jsonErrorOf } from '../../events/json-error.js';
+import { redactRawText } from '../../events/scrub.js';
 import type { IntakeContext, PlatformIntake } from '../types.js';
 import { SlackStartupError, startSlackAppAs } from './app.js';
 import type { SlackConfig } from './descriptor.js';
