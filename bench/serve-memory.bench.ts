@@ -23,8 +23,9 @@
  * Mark-Compact, from the child's --trace-gc, written to a file in the temp dir),
  * `--max-pending-mib=N` (the child's `ingest.maxPendingBytes`), `--tail-s=N`
  * (one more RSS sample N > 30 s after the senders stopped, a column of its
- * own), `--vs-node-args=A,B` (each case runs twice in the same run, as
- * shipped and with these node/V8 flags, e.g. `--optimize-for-size`).
+ * own), `--vs-node-args=A,B|C` (each case runs as shipped and then with
+ * each set of node/V8 flags, in the same run: `|` between sets, `,` within
+ * one, e.g. `--no-optimize-for-size|--max-semi-space-size=4`).
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
@@ -51,10 +52,10 @@ const OUTPUT_BYTES = Number(arg('output-kb') ?? 2) * 1024;
 const MAX_PENDING_MIB = arg('max-pending-mib');
 /** One more RSS sample this long after the senders stopped, when given. */
 const TAIL_S = arg('tail-s');
-/** Node/V8 flags to compare with the process as shipped, side by side. */
+/** Sets of node/V8 flags (`|` between sets, `,` within one) to compare with the process as shipped. */
 const VS_NODE_ARGS = arg('vs-node-args')
-  ?.split(',')
-  .filter((a) => a !== '');
+  ?.split('|')
+  .map((set) => set.split(',').filter((a) => a !== ''));
 /** Tool call + result pairs per turn: with turn_started, answer and turn_ended, 30 events. */
 const TOOL_PAIRS = 13;
 const ASSISTANT_NOTES = 1;
@@ -73,6 +74,18 @@ function memoryOf(pid: number): { rss: number; hwm: number } | undefined {
     return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
   } catch {
     return undefined;
+  }
+}
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (clock ticks of 10 ms on Linux). */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name (which may hold spaces) are space-separated: utime and stime are 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
   }
 }
 
@@ -197,6 +210,9 @@ interface CaseResult {
   answersAt0: number;
   answersAt30: number;
   afterTail?: number;
+  /** CPU seconds of the serve process while the senders ran, and from their start to +30 s. */
+  cpuSending: number;
+  cpuTo30s: number;
 }
 
 type Store = 'file' | 'memory';
@@ -272,6 +288,7 @@ async function runCase(name: string, store: Store, batch: Batch, nodeArgs: strin
     let retried = 0;
     let turnsStarted = 0;
     const started = performance.now();
+    const cpuAtStart = cpuSecondsOf(pid);
     const deadline = started + SECONDS * 1000;
     const answers = () =>
       emulator.state.calls().filter((c) => c.op === 'create' && c.text?.startsWith('Answer of')).length;
@@ -318,6 +335,7 @@ async function runCase(name: string, store: Store, batch: Batch, nodeArgs: strin
     };
     await Promise.all(Array.from({ length: SENDERS }, (_, s) => sender(s)));
     const sendSeconds = (performance.now() - started) / 1000;
+    const cpuSending = cpuSecondsOf(pid) - cpuAtStart;
     clearInterval(ticker);
     const answersAt0 = answers();
     if (HEAP_SNAPSHOT) child.kill('SIGUSR2');
@@ -326,6 +344,7 @@ async function runCase(name: string, store: Store, batch: Batch, nodeArgs: strin
     const after5s = memoryOf(pid)!.rss;
     await sleep(25_000);
     const after30s = memoryOf(pid)!.rss;
+    const cpuTo30s = cpuSecondsOf(pid) - cpuAtStart;
     const answersAt30 = answers();
     let afterTail: number | undefined;
     if (TAIL_S !== undefined) {
@@ -378,6 +397,8 @@ async function runCase(name: string, store: Store, batch: Batch, nodeArgs: strin
       answersAt0,
       answersAt30,
       ...(afterTail === undefined ? {} : { afterTail }),
+      cpuSending,
+      cpuTo30s,
     };
   } finally {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -397,7 +418,7 @@ export default async function run(): Promise<void> {
       ? [['', []]]
       : [
           [' (as shipped)', []],
-          [` (${VS_NODE_ARGS.join(' ')})`, VS_NODE_ARGS],
+          ...VS_NODE_ARGS.map((set): [string, string[]] => [` (${set.join(' ')})`, set]),
         ];
   for (const [name, store, batch] of cases) {
     if (ONLY !== undefined && ONLY !== store && ONLY !== batch) continue;
@@ -419,6 +440,7 @@ export default async function run(): Promise<void> {
       'case',
       'events accepted',
       'events/s',
+      'CPU s sending / to +30 s',
       'turns',
       'baseline',
       'peak',
@@ -436,6 +458,7 @@ export default async function run(): Promise<void> {
       r.name,
       count(r.accepted),
       count(r.accepted / r.sendSeconds),
+      `${r.cpuSending.toFixed(1)} / ${r.cpuTo30s.toFixed(1)}`,
       count(r.turnsStarted),
       m(r.baseline),
       m(r.peak),
