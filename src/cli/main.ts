@@ -1,9 +1,9 @@
-#!/usr/bin/env -S node --optimize-for-size
+#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=25
 /**
- * The `turnlog` command (docs/cli.md). Node runs it with
- * `--optimize-for-size` (the line above): V8 grows its heap less far ahead of
- * the live data, which took the memory a serve process adds under 50 senders
- * from +189–217 MiB to +61–70 MiB with no loss of throughput
+ * The `turnlog` command (docs/cli.md). Node runs it with a smaller young
+ * generation and a slower-growing old one (the line above): V8 keeps less
+ * heap ahead of what is live, which took the memory a serve process adds
+ * under 50 senders from +118–125 MiB to +81–83 MiB for 8–12 % more CPU
  * (docs/benchmarks.md, "Serve memory under 50 senders").
  */
 import { runVizCommand } from '../viz/cli.js';

@@ -69,7 +69,7 @@ export function startServeProcess(
           process.execPath,
           [
             ...(options.entry === 'built' ? binNodeFlags() : []),
-            // After the bin's own flags, so that a bench can turn one off (`--no-optimize-for-size`).
+            // After the bin's own flags, so that a bench can override one (`--max-semi-space-size=16`).
             ...(options.nodeArgs ?? []),
             ...(options.entry === 'built' ? [BIN] : ['--import', 'tsx', 'src/cli/main.ts']),
             ...args,
