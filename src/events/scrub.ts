@@ -134,7 +134,8 @@ function scrubEvent(value: unknown, streams: KeyStreams | undefined): unknown {
   let stream: string | undefined;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== 'string' || isSecretName(k) || (streams.size === 0 && !v.includes('-----BEGIN '))) {
+    // The common case first: no stream is open and this text opens none.
+    if (typeof v !== 'string' || (streams.size === 0 && !v.includes('-----BEGIN ')) || isSecretName(k)) {
       out[scrubText(k)] = scrubValue(k, v, 1);
       continue;
     }
@@ -151,7 +152,7 @@ function scrubEvent(value: unknown, streams: KeyStreams | undefined): unknown {
       : { hidden: false, ended: false, rest: plain };
     out[scrubText(k)] = hidden ? `${redactedAs('private-key')}${scrubText(rest)}` : scrubText(rest);
     // Still open: all of this chunk was key material, or what follows its key opens another.
-    streams.set(field, hidden && !ended && rest === '' ? true : opensPrivateKeyBlock(rest));
+    streams.set(field, (hidden && !ended && rest === '') || opensPrivateKeyBlock(rest));
   }
   return out;
 }

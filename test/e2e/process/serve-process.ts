@@ -39,7 +39,7 @@ export interface ServeProcessOptions {
   /**
    * `source` (default): src/cli/main.ts through tsx; `built`: dist/src/cli/main.js, the published
    * bin (`npm run build` first), with the node flags of its `#!` line; `bin`: that file executed
-   * itself, its `#!` line read by the system as when it is installed.
+   * itself, its `#!` line read by the system as when it is installed (`nodeArgs` do not apply).
    */
   entry?: 'source' | 'built' | 'bin';
   /** Extra node flags, e.g. `--heapsnapshot-signal=SIGUSR2`. */
@@ -62,20 +62,14 @@ export function startServeProcess(
   options: ServeProcessOptions = {},
 ): ChildProcessWithoutNullStreams {
   const args = ['serve', '--config', configPath];
+  const spawnOptions = { cwd: ROOT, env: { ...process.env } };
+  const [flags, script] =
+    options.entry === 'built' ? [binNodeFlags(), [BIN]] : [[], ['--import', 'tsx', 'src/cli/main.ts']];
   const child =
     options.entry === 'bin'
-      ? spawn(join(ROOT, BIN), args, { cwd: ROOT, env: { ...process.env } })
-      : spawn(
-          process.execPath,
-          [
-            ...(options.entry === 'built' ? binNodeFlags() : []),
-            // After the bin's own flags, so that a bench can override one (`--max-semi-space-size=16`).
-            ...(options.nodeArgs ?? []),
-            ...(options.entry === 'built' ? [BIN] : ['--import', 'tsx', 'src/cli/main.ts']),
-            ...args,
-          ],
-          { cwd: ROOT, env: { ...process.env } },
-        );
+      ? spawn(join(ROOT, BIN), args, spawnOptions)
+      : // The caller's flags after the bin's own, so that a bench can override one (`--max-semi-space-size=16`).
+        spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), ...script, ...args], spawnOptions);
   child.stderr.resume();
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
