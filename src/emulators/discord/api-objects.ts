@@ -4,6 +4,7 @@
  */
 import type { StoredMessage } from '../core/index.js';
 import { ChannelType, type ResolvedChannel } from './channels.js';
+import { componentsJson } from './component-objects.js';
 import { type DiscordWorld, messageData, threadData } from './world.js';
 
 /** ISO 8601 with microseconds and an explicit offset, as Discord writes timestamps. */
@@ -20,6 +21,9 @@ export function userJson(id: string, username: string, bot: boolean) {
     avatar: null,
     ...(bot ? { bot: true } : {}),
     public_flags: 0,
+    flags: 0,
+    // The guild whose tag the user shows; none here (the spec requires the field, nullable).
+    primary_guild: null,
   };
 }
 
@@ -126,7 +130,7 @@ export function messageJson(
     pinned: false,
     type: data.type,
     flags: data.flags,
-    components: data.components ?? [],
+    components: componentsJson(data.components ?? []),
     ...(data.nonce === undefined ? {} : { nonce: data.nonce }),
     ...(data.reactions.length === 0
       ? {}

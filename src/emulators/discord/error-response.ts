@@ -5,7 +5,9 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { ErrorKind, FaultTarget, HttpAnswer, RateLimitStatus } from '../core/index.js';
+import type { LimitRule } from '../types.js';
 import { discordError } from './discord-errors.js';
+import { DISCORD_DEFAULT_LIMITS } from './limits.js';
 import { rateLimitedAnswer } from './rate-limit-headers.js';
 
 /** `Retry-After` of an injected 429 whose rule gives none. */
@@ -24,6 +26,23 @@ function genericError(status: number): HttpAnswer {
   return { status, body: { code: 0, message: `${status}: ${STATUS_CODES[status] ?? 'Error'}` } };
 }
 
+/**
+ * The bucket an injected 429 is said to come from: Discord sends a route
+ * 429 with its bucket's headers (`X-RateLimit-Limit` … `-Bucket`), which
+ * @discordjs/rest reads to pace itself, so a fault names the route's
+ * per-channel rule (a one-call bucket for a route with none).
+ */
+function faultBucket(call: FaultTarget | undefined, retryAfterS: number): RateLimitStatus {
+  const op = call?.op ?? 'other';
+  const rule: LimitRule = DISCORD_DEFAULT_LIMITS.find((r) => r.op === op && r.scope === 'space') ?? {
+    op,
+    scope: 'space',
+    limit: 1,
+    windowS: Math.max(1, Math.ceil(retryAfterS)),
+  };
+  return { rule, bucket: `${op}:space:fault`, limit: rule.limit, remaining: 0, resetAfterS: retryAfterS };
+}
+
 function faultAnswer(status: number, retryAfterS: number | undefined, now: number, call?: FaultTarget) {
   switch (status) {
     case 401:
@@ -32,8 +51,10 @@ function faultAnswer(status: number, retryAfterS: number | undefined, now: numbe
       return discordError('missingPermissions');
     case 404:
       return notFoundFor(call);
-    case 429:
-      return rateLimitedAnswer(retryAfterS ?? DEFAULT_FAULT_RETRY_AFTER_S, now, undefined);
+    case 429: {
+      const after = retryAfterS ?? DEFAULT_FAULT_RETRY_AFTER_S;
+      return rateLimitedAnswer(after, now, faultBucket(call, after));
+    }
     default:
       return genericError(status);
   }

@@ -33,10 +33,7 @@ export function rateLimitHeaders(status: RateLimitStatus, nowMs: number): Record
 /** Discord's global limit is the one not tied to a route: the emulator's `global` scope. */
 export const isGlobalLimit = (rule: LimitRule) => rule.scope === 'global';
 
-/**
- * The 429. `refusing` is the bucket that refused (absent for an injected
- * fault: then only `Retry-After` and the scope are known).
- */
+/** The 429. `refusing` is the bucket that refused (for an injected fault, the route's; see error-response.ts). */
 export function rateLimitedAnswer(
   retryAfterS: number,
   nowMs: number,
