@@ -1,11 +1,14 @@
 // Issue 27.2: the spec kit itself — the TypeScript-declarations → JSON Schema converter (the
 // googleapis and @slack/web-api sources ship types, not JSON) and the exchange checks — finds
 // what it should: a missing required field, a wrong type, an undocumented route, a 429 short of
-// its headers; and an erratum is reported, not failed.
+// its headers, a request field Google does not know, an error out of Google's shape; and an
+// erratum is reported, not failed.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createChecker, sortFindings } from './kit/check.js';
 import { checkDiscordExchange, DISCORD_ERRATA } from './kit/discord-check.js';
 import { loadDiscordSpec, type OperationTable } from './kit/discord-spec.js';
+import { checkGchatExchange } from './kit/gchat-check.js';
+import { loadGchatSpec } from './kit/gchat-spec.js';
 import type { Exchange } from './kit/recording-proxy.js';
 import { createConverter, parseDeclarations } from './kit/ts-schema.js';
 
@@ -122,5 +125,62 @@ describe('the Discord checks', () => {
       '429 without x-ratelimit-reset-after',
       '429 without x-ratelimit-bucket',
     ]);
+  });
+});
+
+describe('the Google Chat checks', () => {
+  const spec = loadGchatSpec();
+  const checkers = {
+    requests: createChecker('gchat-requests', spec.requestDefs),
+    responses: createChecker('gchat-responses', spec.defs),
+  };
+  const check = (x: Partial<Exchange>) =>
+    checkGchatExchange(spec, checkers, {
+      method: 'POST',
+      path: '/v1/spaces/AAAA/messages',
+      query: {},
+      requestHeaders: {},
+      requestBody: '{"text":"hi"}',
+      status: 200,
+      responseHeaders: { 'content-type': 'application/json' },
+      responseBody: '{"name":"spaces/AAAA/messages/m1","text":"hi"}',
+      ...x,
+    }).map((f) => `${f.operation} ${f.part} ${f.message}`);
+
+  it('tells a message create from a space patch by the resource name, and knows each method’s query', () => {
+    expect(spec.find('PATCH', '/v1/spaces/AAAA/messages/m1')?.id).toBe('spaces.messages.patch');
+    expect(spec.find('PATCH', '/v1/spaces/AAAA')?.id).toBe('spaces.patch');
+    expect(check({})).toEqual([]);
+    expect(check({ query: { threadKey: 't', nope: '1' } })).toEqual([
+      'spaces.messages.create query nope: not a parameter',
+    ]);
+  });
+
+  it('refuses a request field Google does not know, and a response of the wrong type', () => {
+    expect(check({ requestBody: '{"text":"hi","colour":"red"}' })).toEqual([
+      'spaces.messages.create request (root): must NOT have unevaluated properties',
+    ]);
+    expect(check({ responseBody: '{"name":5}' }).join()).toContain('response /name: must be string');
+  });
+
+  it("an error needs Google's envelope, its code the HTTP status and the canonical status name", () => {
+    expect(
+      check({
+        status: 404,
+        responseBody: '{"error":{"code":404,"message":"No such message","status":"NOT_FOUND"}}',
+      }),
+    ).toEqual([]);
+    expect(
+      check({
+        status: 429,
+        responseBody: '{"error":{"code":400,"message":"x","status":"INVALID_ARGUMENT"}}',
+      }),
+    ).toEqual([
+      'spaces.messages.create response error.code 400 is not the HTTP status',
+      "spaces.messages.create response error.status INVALID_ARGUMENT is not Google's for 429 (RESOURCE_EXHAUSTED)",
+    ]);
+    expect(check({ status: 500, responseBody: '{"message":"x"}' })).toContain(
+      "spaces.messages.create response (root): must have required property 'error'",
+    );
   });
 });

@@ -47,9 +47,15 @@ export interface Converter {
   defs: Record<string, JsonSchema>;
 }
 
+export interface ConverterOptions {
+  /** Objects without an index signature refuse other keys (a request Google refuses with "Unknown name"). */
+  closed?: boolean;
+}
+
 export function createConverter(
   decls: Declarations[],
   resolveExternal: (name: string) => JsonSchema | undefined = () => undefined,
+  options: ConverterOptions = {},
 ): Converter {
   const defs: Record<string, JsonSchema> = {};
   const find = (name: string) => {
@@ -91,7 +97,11 @@ export function createConverter(
       type: 'object',
       properties,
       ...(required.length ? { required } : {}),
-      ...(additional === undefined ? {} : { additionalProperties: additional }),
+      ...(additional === undefined
+        ? options.closed
+          ? { unevaluatedProperties: false }
+          : {}
+        : { additionalProperties: additional }),
     };
   };
 
