@@ -10,6 +10,8 @@ import { loadDiscordSpec, type OperationTable } from './kit/discord-spec.js';
 import { checkGchatExchange } from './kit/gchat-check.js';
 import { loadGchatSpec } from './kit/gchat-spec.js';
 import type { Exchange } from './kit/recording-proxy.js';
+import { createSlackChecker, SLACK_ERRATA } from './kit/slack-check.js';
+import { loadSlackSpec } from './kit/slack-spec.js';
 import { createConverter, parseDeclarations } from './kit/ts-schema.js';
 
 describe('ts-schema: declarations to JSON Schema', () => {
@@ -182,5 +184,65 @@ describe('the Google Chat checks', () => {
     expect(check({ status: 500, responseBody: '{"message":"x"}' })).toContain(
       "spaces.messages.create response (root): must have required property 'error'",
     );
+  });
+});
+
+describe('the Slack checks', () => {
+  const check = createSlackChecker(loadSlackSpec());
+  const run = (x: Partial<Exchange>) =>
+    check({
+      method: 'POST',
+      path: '/api/chat.update',
+      query: {},
+      requestHeaders: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer xoxb-1' },
+      requestBody: 'channel=C1&ts=1.2&text=hi',
+      status: 200,
+      responseHeaders: { 'content-type': 'application/json' },
+      responseBody: '{"ok":true,"channel":"C1","ts":"1.2","text":"hi"}',
+      ...x,
+    }).map((f) => `${f.operation} ${f.part} ${f.message}`);
+
+  it("knows the client's methods, the assistant API included, and wants a token", () => {
+    expect(run({})).toEqual([]);
+    expect(run({ path: '/api/assistant.threads.setStatus', responseBody: '{"ok":true}' })).toEqual([]);
+    expect(run({ path: '/api/chat.nope' })).toEqual(['? operation no method chat.nope in @slack/web-api']);
+    expect(run({ requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' } })).toEqual([
+      'chat.update request no token (Authorization: Bearer, or a token field)',
+    ]);
+  });
+
+  it('an answer is 200 with a boolean ok, a failure names its error, a 429 says Retry-After, a field has its type', () => {
+    expect(run({ responseBody: '{"ok":false}' })).toContain(
+      "chat.update response (root): must have required property 'error'",
+    );
+    expect(run({ status: 404, responseBody: '{"ok":false,"error":"x"}' })).toEqual([
+      'chat.update response HTTP 404: Slack answers 200 (or 429)',
+    ]);
+    expect(run({ status: 429, responseBody: '' })).toEqual([
+      'chat.update headers 429 without Retry-After in seconds',
+    ]);
+    expect(run({ responseBody: '{"ok":true,"ts":12}' })).toContain(
+      'chat.update response /ts: must be string',
+    );
+  });
+
+  it('a context element with a string text is the cited erratum, reported not failed', () => {
+    const answer = {
+      ok: true,
+      message: { blocks: [{ type: 'context', elements: [{ type: 'mrkdwn', text: 'x' }] }] },
+    };
+    const findings = check({
+      method: 'POST',
+      path: '/api/chat.update',
+      query: {},
+      requestHeaders: { 'content-type': 'application/json', authorization: 'Bearer xoxb-1' },
+      requestBody: '{}',
+      status: 200,
+      responseHeaders: {},
+      responseBody: JSON.stringify(answer),
+    });
+    const sorted = sortFindings(findings, SLACK_ERRATA);
+    expect(sorted.violations).toEqual([]);
+    expect(sorted.errata.map((e) => e.erratum)).toEqual(['slack-element-text']);
   });
 });
