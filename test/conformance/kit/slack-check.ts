@@ -22,8 +22,8 @@ const ENVELOPE = {
   type: 'object',
   required: ['ok'],
   properties: { ok: { type: 'boolean' }, error: { type: 'string' } },
-  if: { properties: { ok: { const: false } } },
-  then: { required: ['error'] },
+  // ok, or not ok with an error (an if/then, written as a choice).
+  anyOf: [{ properties: { ok: { const: true } } }, { required: ['error'] }],
 } as const;
 
 /**
