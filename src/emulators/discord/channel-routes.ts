@@ -92,7 +92,11 @@ export const getCurrentUser: RouteFactory = (request) => ({
   space: null,
   handle: () => {
     const bot = callerOf(request);
-    return { status: 200, body: userJson(bot.id, bot.username, true) };
+    // Get Current User answers the private fields too (the spec's UserPIIResponse).
+    return {
+      status: 200,
+      body: { ...userJson(bot.id, bot.username, true), mfa_enabled: false, locale: 'en-US' },
+    };
   },
 });
 

@@ -1,7 +1,8 @@
 // Issue 27.3: the Discord emulator's message objects and 429s as Discord's spec (discord-api-spec's
 // MessageResponse, UserResponse, *ComponentResponse) and rate-limit docs give them: components with an
 // `id` at every nesting level, containers with `spoiler`, `author` with `flags` and `primary_guild`,
-// and an injected 429 with the bucket headers @discordjs/rest reads.
+// Get Current User with mfa_enabled and locale, and an injected 429 with the bucket headers
+// @discordjs/rest reads.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { componentsJson } from '../../../src/emulators/discord/component-objects.js';
 import { type Harness, startHarness } from './harness.js';
@@ -75,6 +76,20 @@ describe('discord emulator: message objects as the spec has them', () => {
       },
     ]);
     expect(stored[0]).not.toHaveProperty('id');
+  });
+});
+
+describe('discord emulator: the current user', () => {
+  it('GET /users/@me has the private fields the spec requires (mfa_enabled, locale) beside flags and primary_guild', async () => {
+    const me = await h.raw('GET', '/api/v10/users/@me');
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      bot: true,
+      flags: 0,
+      primary_guild: null,
+      mfa_enabled: false,
+      locale: 'en-US',
+    });
   });
 });
 
