@@ -18,6 +18,8 @@ describe('the spec manifest', () => {
     expect(pkg.devDependencies['discord-api-spec']).toBe(recorded.discord.version);
     expect(pkg.dependencies.googleapis).toBe(recorded.gchat.version);
     expect(pkg.dependencies['@slack/web-api']).toBe(recorded.slack.version);
+    expect(pkg.dependencies['@slack/bolt']).toBe(recorded.slackBolt.version);
+    expect(pkg.devDependencies['@slack/types']).toBe(recorded.slackTypes.version);
   });
 
   it('says which file, which operation and which version changed', () => {

@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadDiscordSpec } from './discord-spec.js';
-import { loadGchatSpec } from './gchat-spec.js';
+import { chatClientTypes, loadGchatSpec } from './gchat-spec.js';
 import { loadSlackSpec } from './slack-spec.js';
-import type { JsonSchema } from './ts-schema.js';
+import { createConverter, type JsonSchema, readDeclarations } from './ts-schema.js';
 
 export const MANIFEST_FILE = fileURLToPath(new URL('../../fixtures/specs/manifest.json', import.meta.url));
 const NODE_MODULES = fileURLToPath(new URL('../../../node_modules/', import.meta.url));
@@ -29,7 +29,7 @@ export interface SourceRecord {
   operations: Record<string, string>;
 }
 
-export type Manifest = Record<'discord' | 'gchat' | 'slack', SourceRecord>;
+export type Manifest = Record<'discord' | 'gchat' | 'slack' | 'slackBolt' | 'slackTypes', SourceRecord>;
 
 /** The operations the conformance suite records and checks, per platform. */
 export const CHECKED = {
@@ -51,6 +51,14 @@ export const CHECKED = {
     'auth.test',
   ],
 } as const;
+
+/** The type files test/conformance/intake.test.ts reads (paths under node_modules). */
+export const SLACK_BOLT_FILES = [
+  '@slack/bolt/dist/types/events/index.d.ts',
+  '@slack/bolt/dist/types/utilities.d.ts',
+  '@slack/bolt/dist/types/actions/block-action.d.ts',
+];
+export const SLACK_TYPES_FILES = ['@slack/types/dist/events/message.d.ts'];
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
@@ -112,6 +120,17 @@ export async function installedSources(): Promise<Manifest> {
           fingerprint([m.requestBody ?? null], gchat.requestDefs),
       );
   }
+  // What the emulators deliver to the app (test/conformance/intake.test.ts).
+  const chatTypes = readDeclarations(chatClientTypes);
+  const eventConverter = createConverter([chatTypes], undefined, { closed: true });
+  gchatOps['event (Schema$DeprecatedEvent)'] = fingerprint(
+    [eventConverter.refTo('Schema$DeprecatedEvent')],
+    eventConverter.defs,
+  );
+  const intake = createConverter(
+    [...SLACK_BOLT_FILES, ...SLACK_TYPES_FILES].map((f) => readDeclarations(join(NODE_MODULES, f))),
+  );
+  const typeFingerprint = (name: string) => fingerprint([intake.refTo(name)], intake.defs);
   const slack = loadSlackSpec();
   const slackOps: Record<string, string> = {};
   for (const id of CHECKED.slack) {
@@ -148,6 +167,26 @@ export async function installedSources(): Promise<Manifest> {
         "Slack's Web API, as the official client's methods and response types",
       ),
       operations: slackOps,
+    },
+    slackBolt: {
+      ...packageFacts(
+        '@slack/bolt',
+        SLACK_BOLT_FILES.map((f) => f.slice('@slack/bolt/'.length)).concat('LICENSE'),
+        "Slack's Events API and interactivity payloads, as Bolt types them",
+      ),
+      operations: {
+        EnvelopedEvent: typeFingerprint('EnvelopedEvent'),
+        BlockAction: typeFingerprint('BlockAction'),
+        ButtonAction: typeFingerprint('ButtonAction'),
+      },
+    },
+    slackTypes: {
+      ...packageFacts(
+        '@slack/types',
+        SLACK_TYPES_FILES.map((f) => f.slice('@slack/types/'.length)).concat('LICENSE'),
+        "Slack's event payloads, as the official types give them",
+      ),
+      operations: { GenericMessageEvent: typeFingerprint('GenericMessageEvent') },
     },
   };
 }

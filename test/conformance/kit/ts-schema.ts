@@ -81,7 +81,10 @@ export function createConverter(
     const required: string[] = [];
     let additional: JsonSchema | undefined;
     for (const m of list) {
-      if (ts.isPropertySignature(m) && m.type) {
+      if (ts.isPropertySignature(m) && m.type?.kind === ts.SyntaxKind.UndefinedKeyword) {
+        // `subtype: undefined`: absent on the wire (JSON has no undefined).
+        properties[propertyName(m.name)] = false;
+      } else if (ts.isPropertySignature(m) && m.type) {
         const key = propertyName(m.name);
         properties[key] = schemaOf(m.type);
         if (!m.questionToken) required.push(key);
@@ -145,6 +148,7 @@ export function createConverter(
     if (ts.isIntersectionTypeNode(node)) return { allOf: node.types.map(schemaOf) };
     if (ts.isTypeLiteralNode(node)) return members(node.members);
     if (ts.isTypeReferenceNode(node)) return reference(node);
+    if (ts.isIndexedAccessTypeNode(node)) return indexed(node);
     throw new Error(`unsupported type ${ts.SyntaxKind[node.kind]} at ${where(node)}`);
   };
 
@@ -155,6 +159,23 @@ export function createConverter(
       return { type: 'array', items: schemaOf(args[0]) };
     if (name === 'Record' && args[1]) return { type: 'object', additionalProperties: schemaOf(args[1]) };
     return refTo(name);
+  };
+
+  /** `Event['context']`: that property of a declared interface; any value when it is not one. */
+  const indexed = (node: ts.IndexedAccessTypeNode): JsonSchema => {
+    const target = node.objectType;
+    const key = node.indexType;
+    if (!ts.isTypeReferenceNode(target) || !ts.isLiteralTypeNode(key) || !ts.isStringLiteral(key.literal))
+      return true;
+    const decl = find(target.typeName.getText());
+    const members = decl && ts.isInterfaceDeclaration(decl) ? decl.members : undefined;
+    const member = members?.find(
+      (m) =>
+        ts.isPropertySignature(m) &&
+        m.name &&
+        propertyName(m.name) === (key.literal as ts.StringLiteral).text,
+    );
+    return member && ts.isPropertySignature(member) && member.type ? schemaOf(member.type) : true;
   };
 
   return { schemaOf, refTo, defs };
