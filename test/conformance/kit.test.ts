@@ -132,12 +132,9 @@ describe('the Discord checks', () => {
 
 describe('the Google Chat checks', () => {
   const spec = loadGchatSpec();
-  const checkers = {
-    requests: createChecker('gchat-requests', spec.requestDefs),
-    responses: createChecker('gchat-responses', spec.defs),
-  };
+  const checker = createChecker('gchat-spec', spec.defs);
   const check = (x: Partial<Exchange>) =>
-    checkGchatExchange(spec, checkers, {
+    checkGchatExchange(spec, checker, {
       method: 'POST',
       path: '/v1/spaces/AAAA/messages',
       query: {},
@@ -158,9 +155,12 @@ describe('the Google Chat checks', () => {
     ]);
   });
 
-  it('refuses a request field Google does not know, and a response of the wrong type', () => {
+  it('refuses a request or response field Google does not define, and a response of the wrong type', () => {
     expect(check({ requestBody: '{"text":"hi","colour":"red"}' })).toEqual([
       'spaces.messages.create request (root): must NOT have unevaluated properties',
+    ]);
+    expect(check({ responseBody: '{"name":"spaces/AAAA/messages/m1","shade":"blue"}' })).toEqual([
+      'spaces.messages.create response (root): must NOT have unevaluated properties',
     ]);
     expect(check({ responseBody: '{"name":5}' }).join()).toContain('response /name: must be string');
   });

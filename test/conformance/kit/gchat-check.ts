@@ -45,12 +45,7 @@ export const GOOGLE_ERROR_SCHEMA = {
 /** None found so far: the generated client and Google's docs agree on what was exercised. */
 export const GCHAT_ERRATA: readonly Erratum[] = [];
 
-export interface GchatCheckers {
-  requests: SchemaChecker;
-  responses: SchemaChecker;
-}
-
-export function checkGchatExchange(spec: GchatSpec, checkers: GchatCheckers, x: Exchange): Finding[] {
+export function checkGchatExchange(spec: GchatSpec, checker: SchemaChecker, x: Exchange): Finding[] {
   const exchange = describeExchange(x);
   const findings: Finding[] = [];
   const method = spec.find(x.method, x.path);
@@ -65,15 +60,15 @@ export function checkGchatExchange(spec: GchatSpec, checkers: GchatCheckers, x: 
   if (method.requestBody === undefined) {
     if (sent !== undefined) add('request', 'a body where the method takes none');
   } else {
-    for (const m of checkers.requests.check(method.requestBody, sent)) add('request', m);
+    for (const m of checker.check(method.requestBody, sent)) add('request', m);
   }
   const answered = jsonOrText(x.responseBody);
   if (x.status < 300) {
     if (method.response !== undefined)
-      for (const m of checkers.responses.check(method.response, answered)) add('response', m);
+      for (const m of checker.check(method.response, answered)) add('response', m);
     return findings;
   }
-  for (const m of checkers.responses.check(GOOGLE_ERROR_SCHEMA, answered)) add('response', m);
+  for (const m of checker.check(GOOGLE_ERROR_SCHEMA, answered)) add('response', m);
   const error = (answered as { error?: { code?: unknown; status?: unknown } } | undefined)?.error;
   if (error && error.code !== x.status)
     add('response', `error.code ${String(error.code)} is not the HTTP status`);

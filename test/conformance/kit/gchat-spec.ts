@@ -36,10 +36,12 @@ export interface GchatMethod {
 
 export interface GchatSpec {
   methods: GchatMethod[];
-  /** Response types: open (Google adds fields). */
+  /**
+   * Closed: an object has only the fields the API defines. Google refuses a
+   * request with another ("Unknown name"), and its answers are what the
+   * discovery document describes, so an emulator's extra field is made up.
+   */
   defs: Record<string, JsonSchema>;
-  /** Request types: closed (Google refuses a field it does not know). */
-  requestDefs: Record<string, JsonSchema>;
   find(httpMethod: string, path: string): GchatMethod | undefined;
 }
 
@@ -87,8 +89,7 @@ function responseTypes(file: ts.SourceFile): Map<string, string> {
 
 export function loadGchatSpec(): GchatSpec {
   const decls = readDeclarations(chatClientTypes);
-  const converter = createConverter([decls]);
-  const requests = createConverter([decls], undefined, { closed: true });
+  const converter = createConverter([decls], undefined, { closed: true });
   const responses = responseTypes(decls.file);
   const methods: GchatMethod[] = readMethods(readFileSync(chatClientJs, 'utf8')).map((m) => {
     const parts = m.id.split('.');
@@ -104,7 +105,7 @@ export function loadGchatSpec(): GchatSpec {
       for (const member of decl.members) {
         if (!ts.isPropertySignature(member) || !member.type) continue;
         const name = (member.name as ts.Identifier | ts.StringLiteral).text;
-        if (name === 'requestBody') requestBody = requests.schemaOf(member.type);
+        if (name === 'requestBody') requestBody = converter.schemaOf(member.type);
         else if (!m.pathParams.includes(name)) query[name] = converter.schemaOf(member.type);
       }
     };
@@ -118,7 +119,6 @@ export function loadGchatSpec(): GchatSpec {
   return {
     methods,
     defs: converter.defs,
-    requestDefs: requests.defs,
     find(httpMethod, path) {
       return matchers.find((m) => m.method.httpMethod === httpMethod && m.regex.test(path))?.method;
     },

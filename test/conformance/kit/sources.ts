@@ -114,10 +114,9 @@ export async function installedSources(): Promise<Manifest> {
   const gchatOps: Record<string, string> = {};
   for (const m of gchat.methods) {
     if ((CHECKED.gchat as readonly string[]).includes(m.id))
-      // Requests and responses have definitions of their own (closed and open): both count.
-      gchatOps[m.id] = sha256(
-        fingerprint([m.httpMethod, m.template, m.query, m.response ?? null], gchat.defs) +
-          fingerprint([m.requestBody ?? null], gchat.requestDefs),
+      gchatOps[m.id] = fingerprint(
+        [m.httpMethod, m.template, m.query, m.requestBody ?? null, m.response ?? null],
+        gchat.defs,
       );
   }
   // What the emulators deliver to the app (test/conformance/intake.test.ts).
