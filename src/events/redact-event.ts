@@ -1,3 +1,4 @@
+import { redactCommandFields } from './command-line.js';
 import { redactSecrets } from './redact.js';
 import { REDACTED } from './redaction-marker.js';
 import type { RunEvent } from './schema.js';
@@ -51,6 +52,7 @@ export function redactRunEvent<E extends RunEvent>(event: E): E {
   for (const [key, value] of Object.entries(event)) {
     out[key] = STRUCTURAL_FIELDS.has(key) ? value : redactValue(key, value, 0);
   }
+  redactCommandFields(out);
   return out as E;
 }
 
@@ -63,5 +65,6 @@ function redactValue(key: string, value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((item) => redactValue(key, item, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = redactValue(k, v, depth + 1);
+  redactCommandFields(out);
   return out;
 }

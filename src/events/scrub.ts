@@ -1,3 +1,4 @@
+import { redactArgv, redactCommandFields } from './command-line.js';
 import { jsonErrorOf } from './json-error.js';
 import { opensPrivateKeyBlock } from './private-key-blocks.js';
 import { redactSecrets } from './redact.js';
@@ -154,6 +155,7 @@ function scrubEvent(value: unknown, streams: KeyStreams | undefined): unknown {
     // Still open: all of this chunk was key material, or what follows its key opens another.
     streams.set(field, (hidden && !ended && rest === '') || opensPrivateKeyBlock(rest));
   }
+  redactCommandFields(out);
   return out;
 }
 
@@ -194,6 +196,7 @@ function scrubValue(key: string, value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return scrubArray(key, value, depth);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[scrubText(k)] = scrubValue(k, v, depth + 1);
+  redactCommandFields(out);
   return out;
 }
 
@@ -279,5 +282,36 @@ export function redactRawText(text: string): string {
     inKey = opensPrivateKeyBlock(decoded);
     return JSON.stringify(redactSecrets(decoded));
   });
-  return redactSecrets(literals);
+  return redactSecrets(redactLiteralsAsWords(literals));
+}
+
+/**
+ * The string literals of a text that is not JSON, read in order as one
+ * command's words (command-line.ts): a command and its args cut short still
+ * lose what they hide together. Over-reading (keys read as words) can only
+ * hide more.
+ */
+function redactLiteralsAsWords(text: string): string {
+  const words: string[] = [];
+  for (const m of text.matchAll(STRING_LITERAL)) {
+    try {
+      const decoded: unknown = JSON.parse(m[0]);
+      if (typeof decoded === 'string') words.push(decoded);
+    } catch {
+      // Not a literal JSON reads: it stays as the text-wide pass sees it.
+    }
+  }
+  const redacted = redactArgv(words);
+  let i = 0;
+  return text.replace(STRING_LITERAL, (literal) => {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(literal);
+    } catch {
+      return literal;
+    }
+    if (typeof decoded !== 'string') return literal;
+    const word = redacted[i++] ?? decoded;
+    return word === decoded ? literal : JSON.stringify(word);
+  });
 }

@@ -54,6 +54,8 @@ export interface PlacedSecret {
   family: string;
   text: string;
   secret: string;
+  /** The same command as separate words (`policy_request.command` + `args`), where the family is one. */
+  argv?: string[];
 }
 
 const placed =
@@ -112,6 +114,7 @@ export const SECRET_FAMILIES: fc.Arbitrary<PlacedSecret>[] = [
   ...URL_AND_CONNECTION_FAMILIES(),
   ...AUDIT_FAMILIES(),
   ...CLOUD_KEY_FAMILIES(),
+  ...ARGV_FAMILIES(),
 ];
 
 /** Password and token flags of common command-line tools (issue 9 item 5). */
@@ -354,6 +357,39 @@ function CLOUD_KEY_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
     pair('tencent id then secret', tencent, 32, (i, s) => `${i} ${s}`),
     pair("tencent id, 'secret'", tencent, 32, (i, s) => `'${i}', '${s}'`),
     pair('gcp hmac id: secret', gcp, 40, (i, s) => `${i}: ${s}`),
+  ];
+}
+
+/**
+ * Commands given as separate words, as `policy_request.command` + `args` carry
+ * them (issue 22.3): the text is the same command on one line.
+ */
+export function ARGV_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
+  const argv =
+    (family: string, words: (secret: string) => string[]) =>
+    (v: string): PlacedSecret => {
+      const secret = `${v}-Zq7!`;
+      const parts = words(secret);
+      return { family, text: parts.join(' '), secret, argv: parts };
+    };
+  const pw = randomToken(PW, 8, 24);
+  return [
+    pw.map(argv('argv --password <pw>', (s) => ['deploy', '--password', s, '--verbose'])),
+    pw.map(argv('argv mysql -p<pw>', (s) => ['mysql', '-uroot', `-p${s}`, 'app'])),
+    pw.map(argv('argv curl -u user:<pw>', (s) => ['curl', '-u', `admin:${s}`, 'https://api.example.com'])),
+    pw.map(argv('argv gh secret set --body', (s) => ['gh', 'secret', 'set', 'DEPLOY_KEY', '--body', s])),
+    pw.map(
+      argv('argv docker login -p', (s) => ['docker', 'login', '-u', 'me', '-p', s, 'registry.example.com']),
+    ),
+    pw.map(argv('argv redis-cli -a', (s) => ['redis-cli', '-h', 'cache', '-a', s, 'ping'])),
+    pw.map(
+      argv('argv -H Authorization', (s) => [
+        'curl',
+        '-H',
+        `Authorization: Bearer ${s}`,
+        'https://api.example.com',
+      ]),
+    ),
   ];
 }
 

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyText, type PlacedSecret, SECRET_FAMILIES } from '../events/secret-fixtures.js';
+import { ARGV_FAMILIES, anyText, type PlacedSecret, SECRET_FAMILIES } from '../events/secret-fixtures.js';
 import { postEvents, SPACE, startTestServe, type TestServe } from './serve.helpers.js';
 
 let serve: TestServe;
@@ -67,6 +67,15 @@ const badLine: fc.Arbitrary<{ line: string; secret: PlacedSecret }> = fc.oneof(
       line: JSON.stringify({ type: 'note', space: SPACE, turnId: 'F', text: s.text, at: at + 86_400_000 }),
       secret: s,
     })),
+  // Issue 22.3: a command given as words, refused for a field's type or cut short.
+  fc.tuple(fc.oneof(...ARGV_FAMILIES()), fc.boolean()).map(([s, cut]) => {
+    const [command, ...args] = s.argv ?? [];
+    const request = { type: 'policy_request', space: SPACE, turnId: 'F', requestId: 'r', command, args };
+    return {
+      line: cut ? JSON.stringify(request).slice(0, -2) : JSON.stringify({ ...request, requestId: 1 }),
+      secret: s,
+    };
+  }),
   // Nested past the limit.
   fc.tuple(fc.integer({ min: 65, max: 3000 }), secret).map(([depth, s]) => ({
     line: `{"type":"note","space":"${SPACE}","turnId":"F","text":${JSON.stringify(s.text)},"x":${'['.repeat(depth)}${']'.repeat(depth)}}`,

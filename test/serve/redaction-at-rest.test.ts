@@ -55,9 +55,22 @@ describe('serve: nothing unredacted at rest', () => {
       const turnId = `T${i}`;
       const text = placed.text;
       const [inbound, started] = turnEvents(s.surface, turnId);
+      // Issue 22.3: a command given as words (policy_request.command + args).
+      const [command = 'x', ...args] = placed.argv ?? [text];
+      const request = { type: 'policy_request', space: SPACE, turnId, requestId: 'r1', command, args };
       const accepted = [
         inbound,
         started,
+        request,
+        {
+          type: 'policy_decision',
+          space: SPACE,
+          turnId,
+          requestId: 'r1',
+          decision: 'approved',
+          command: text,
+        },
+        { type: 'command', space: SPACE, turnId, command: text },
         { type: 'tool_call', space: SPACE, turnId, callId: 'c1', tool: 'Bash', input: { command: text } },
         { type: 'tool_result', space: SPACE, turnId, callId: 'c1', tool: 'Bash', ok: false, output: text },
         { type: 'note', space: SPACE, turnId, text, [`x-${i}`]: text },
@@ -69,13 +82,15 @@ describe('serve: nothing unredacted at rest', () => {
         { type: 'tool_result', space: SPACE, turnId, callId: 'c2', tool: 'Bash', ok: 'yes', output: text },
         { type: 'tool_result', space: SPACE, turnId, callId: text, tool: 'Bash', ok: text },
         { type: 'no-such-type', space: SPACE, turnId, text },
+        { ...request, requestId: 7 },
         // For a turn that has ended.
         { type: 'note', space: SPACE, turnId, text },
       ];
       const notJson = `${JSON.stringify({ type: 'note', space: SPACE, turnId, text })}`.slice(0, -1);
-      lines.push(ndjson(...accepted, ...refused), notJson);
+      const requestNotJson = JSON.stringify(request).slice(0, -1);
+      lines.push(ndjson(...accepted, ...refused), notJson, requestNotJson);
       acceptedCount += accepted.length;
-      refusedCount += refused.length + 1;
+      refusedCount += refused.length + 2;
     }
     // Refused before the runtime: string items of an array, a body that is not JSON.
     const texts = secrets.map((p) => p.text);
@@ -101,6 +116,43 @@ describe('serve: nothing unredacted at rest', () => {
     serve = undefined;
     expect(leaksIn(readIfThere(path), secrets)).toEqual([]);
     expect(leaksIn(readIfThere(`${path}-wal`), secrets)).toEqual([]);
+  });
+});
+
+describe('serve: a command given as words (issue 22.3)', () => {
+  it("shows no secret of a policy_request's args on the card, and keeps none at rest", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'turnlog-redact-'));
+    const path = join(dir, 'turnlog.db');
+    serve = await startTestServe({ store: createSqliteStore({ path }), ingest: { shutdownTimeoutMs: 200 } });
+    const s = serve;
+    const argv = secrets.filter((p) => p.argv !== undefined);
+    expect(argv.length).toBeGreaterThanOrEqual(7);
+    const events = argv.flatMap((placed, i) => {
+      const [inbound, started] = turnEvents(s.surface, `A${i}`);
+      const [command = '', ...args] = placed.argv ?? [];
+      return [
+        inbound,
+        started,
+        { type: 'policy_request', space: SPACE, turnId: `A${i}`, requestId: `r${i}`, command, args },
+      ];
+    });
+    expect((await postEvents(s.url, ndjson(...events))).json.accepted).toBe(events.length);
+    await s.runtime.sync();
+    await vi.waitFor(
+      () => {
+        s.clock.increment(500);
+        const shown = JSON.stringify(s.surface.calls);
+        for (const placed of argv) expect(shown).toContain(placed.argv?.[0]);
+        expect(shown.match(/Approve/g)?.length ?? 0).toBeGreaterThanOrEqual(argv.length);
+      },
+      { timeout: 20_000 },
+    );
+    expect(leaksIn(Buffer.from(JSON.stringify(s.surface.calls)), argv)).toEqual([]);
+    expect(leaksIn(Buffer.from(s.logText()), argv)).toEqual([]);
+    await s.close();
+    serve = undefined;
+    expect(leaksIn(readIfThere(path), argv)).toEqual([]);
+    expect(leaksIn(readIfThere(`${path}-wal`), argv)).toEqual([]);
   });
 });
 
