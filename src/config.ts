@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
+import { unknownKeyLines } from './config-keys.js';
 import { ENV_REFERENCE, secretSchema } from './platforms/config-schemas.js';
 import { builtinPlatforms } from './platforms/registry.js';
 import { validateRoutingFilters } from './routing/route.js';
@@ -154,6 +155,12 @@ export const ingestSchema = z
       .positive()
       .default(30_000)
       .describe('A client that has not sent its whole request within this time is cut (slow clients).'),
+    allowedHosts: z
+      .array(z.string().regex(/^[^\s/@]+$/, 'a host name, with or without :port'))
+      .default([])
+      .describe(
+        'Host header values this serve answers to besides the loopback names and ingest.host (a name behind a proxy, a public name for the platform intakes); others get 421. "name" matches any port, "name:port" that port.',
+      ),
   })
   .strict();
 
@@ -213,6 +220,7 @@ export const logSchema = z
 
 export const turnlogConfigSchema = z
   .object({
+    $schema: z.string().optional().describe('The JSON Schema of this file, for editors.'),
     visibility: visibilitySchema
       .default(visibilitySchema.parse({}))
       .describe('What the activity log shows and where (threads, the log message, filters).'),
@@ -237,8 +245,8 @@ export const turnlogConfigSchema = z
       .default(actionsSchema.parse({}))
       .describe('What people do in the chat, delivered to the agent host.'),
   })
-  // Loose at the root so a `$schema` key (for editors) is accepted.
-  .loose();
+  // Strict at every level: a misspelt section would otherwise start serve without it (issue 22.8).
+  .strict();
 
 export type TurnlogConfigInput = z.input<typeof turnlogConfigSchema>;
 export type TurnlogConfig = z.output<typeof turnlogConfigSchema>;
@@ -250,9 +258,11 @@ export { ConfigError };
 export function resolveConfig(input: unknown = {}): TurnlogConfig {
   const result = turnlogConfigSchema.safeParse(input ?? {});
   if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => {
+  const lines = result.error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys')
+      return unknownKeyLines(turnlogConfigSchema, issue.path, issue.keys);
     const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    return `${path}: ${issue.message}`;
+    return [`${path}: ${issue.message}`];
   });
   throw new ConfigError(`invalid turnlog config:\n  ${lines.join('\n  ')}`);
 }

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, LOG_LEVELS } from '../config.js';
 import { jsonErrorOf } from '../events/json-error.js';
+import { DiscordGatewayError } from '../platforms/discord/intake.js';
 import { SlackStartupError } from '../platforms/slack/app.js';
 import { shutdownOnSignal, startServe } from '../serve/index.js';
 import { CliError, type CliIo } from './io.js';
@@ -53,9 +54,8 @@ export async function runServe(
   try {
     serve = await startServe({ config });
   } catch (error) {
-    // A Slack token Slack refused is the config's fault too: named by key, not a stack trace.
-    if (error instanceof ConfigError || error instanceof SlackStartupError)
-      throw new CliError(`${values.config}: ${error.message}`);
+    // A token Slack or the Discord gateway refused is the config's fault too: named by key, not a stack trace.
+    if (isStartupError(error)) throw new CliError(`${values.config}: ${error.message}`);
     throw error;
   }
   io.out(`${JSON.stringify({ ingest: serve.url })}\n`);
@@ -64,6 +64,12 @@ export async function runServe(
     exit,
     logger: serve.logger,
   });
+}
+
+function isStartupError(error: unknown): error is Error {
+  return (
+    error instanceof ConfigError || error instanceof SlackStartupError || error instanceof DiscordGatewayError
+  );
 }
 
 async function readConfigFile(path: string): Promise<Record<string, unknown>> {

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CliError, type CliIo } from '../../src/cli/io.js';
 import { runServe, SERVE_HELP } from '../../src/cli/serve.js';
+import { startDiscordEmulator } from '../../src/emulators/discord/index.js';
 import { startGchatEmulator } from '../../src/emulators/gchat/index.js';
 import { firstLine, ROOT } from '../cli/cli.helpers.js';
 
@@ -114,6 +115,17 @@ describe('runServe', () => {
         ['--host', '0.0.0.0'],
         /ingest\.token: required when ingest\.host is not a loopback address/,
       ],
+      // Issue 22.8: a misspelt section never starts serve without it; a blank audience is refused.
+      [
+        { ingset: { token: 's3cret-ingest-token-0123456789' }, platforms: { gchat } },
+        [],
+        /ingset: unknown key "ingset" \(did you mean "ingest"\?\)/,
+      ],
+      [
+        { platforms: { gchat: { ...gchat, events: { audience: ' ' } } } },
+        [],
+        /platforms\.gchat\.events\.audience: /,
+      ],
     ];
     for (const [config, flags, message] of cases) {
       const path = configFile(config);
@@ -179,6 +191,26 @@ describe('turnlog serve as a process', () => {
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(2);
     expect(stderr).toMatch(/ingest\.bodyLimitBytes: /);
+  });
+
+  // Issue 22.8: a Discord gateway start-up failure is one line and exit 2, as every other start-up error.
+  it('exits 2 with one line naming platforms.discord.token when the gateway refuses the token', async () => {
+    const emulator = await startDiscordEmulator({ gateway: { tokens: ['the-real-token'] } });
+    cleanups.push(() => emulator.close());
+    const path = configFile({
+      platforms: { discord: { apiUrl: emulator.url, token: 'revoked-token', gateway: true } },
+      log: { level: 'silent' },
+    });
+    const child = spawnServe(['--config', path, '--port', '0'], {});
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += String(d);
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/platforms\.discord\.token/);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 
   // spec: issue item 1 — SIGTERM: stop accepting, flush every live turn's pending frame, persist, exit 0.

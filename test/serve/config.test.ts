@@ -19,6 +19,7 @@ describe('the serve sections of the config', () => {
       shutdownTimeoutMs: 10_000,
       headersTimeoutMs: 10_000,
       bodyTimeoutMs: 30_000,
+      allowedHosts: [],
     });
     expect(config.store).toEqual({ path: ':memory:' });
     expect(config.platforms).toEqual({});
@@ -35,9 +36,9 @@ describe('the serve sections of the config', () => {
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(/ingest\.port: .*65535/);
     expect(attempt).toThrow(/ingest\.bodyLimitBytes: /);
-    expect(attempt).toThrow(/ingest: .*"hots"/);
+    expect(attempt).toThrow(/ingest\.hots: unknown key "hots" \(did you mean "host"\?\)/);
     expect(attempt).toThrow(/platforms\.gchat\.apiUrl: an http\(s\) URL/);
-    expect(attempt).toThrow(/platforms: .*"teams"/);
+    expect(attempt).toThrow(/platforms\.teams: unknown key "teams" \(known: gchat, slack, discord\)/);
     expect(attempt).toThrow(/log\.level: /);
   });
 

@@ -25,7 +25,8 @@ export const gchatConfigSchema = z
       .object({
         audience: z
           .string()
-          .min(1, "the Chat app's project number")
+          // A blank audience would be compared with every token's: refused at start (issue 22.8).
+          .regex(/^\S+$/, "the Chat app's project number (or its URL), without blanks")
           .describe(
             'The Chat app\'s "Authentication audience" (Project Number): a request whose Bearer JWT names another audience is refused.',
           ),
