@@ -34,6 +34,9 @@ HTTP API:
   DELETE /v1/spaces/:space   clears them (the config applies again)
   GET  /healthz          200 {"ok": true} when every surface is ready, else 503
 With ingest.token set, /v1/* needs "Authorization: Bearer <token>".
+A Host header other than 127.0.0.1, localhost, [::1] (with the port), ingest.host
+or one in ingest.allowedHosts is answered 421 on every path.
+Unknown config keys are refused (exit 2), naming the key meant.
 Secrets in the config may be given as "env:NAME".
 `;
 

@@ -29,6 +29,7 @@ import { createBearerCheck, isLoopbackHost } from './auth.js';
 import { discardRest, readBodyWithin } from './body.js';
 import { createFairQueue } from './fair-queue.js';
 import { checkSurfaces } from './health.js';
+import { createHostCheck } from './host-check.js';
 import { bodyFormatOf, ingestBody, JSON_TYPE, NDJSON_TYPES } from './ingest-body.js';
 import { loggableError } from './logger.js';
 
@@ -52,6 +53,8 @@ export interface IngestServerOptions {
   host: string;
   /** 0: any free port (read it from `url`). */
   port: number;
+  /** Host header values answered to besides the loopback names and `host` (host-check.ts); others get 421. */
+  allowedHosts?: readonly string[];
   /** Bearer token for `/v1/*`; required unless `host` is loopback. */
   token?: string;
   bodyLimitBytes: number;
@@ -138,6 +141,9 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
   const { runtime, logger } = options;
   const now = options.now ?? Date.now;
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
+  const hostProblem = createHostCheck({ host: options.host, allowedHosts: options.allowedHosts ?? [] });
+  /** The port bound, once listening (before that no request is routed). */
+  let boundPort = 0;
   /** Ends the long polls of GET /v1/actions when the server closes. */
   const closing = new AbortController();
   const ingestQueue = createFairQueue();
@@ -325,6 +331,9 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url ?? '/', 'http://ingest').pathname;
     const method = request.method ?? 'GET';
+    // Before any route, intakes and /healthz included: a rebound name reaches nothing (CONTRACTS §2).
+    const wrongHost = hostProblem(request.headers.host, boundPort);
+    if (wrongHost !== undefined) throw new HttpProblem(421, wrongHost);
     if (path === '/healthz') {
       allow(method, ['GET']);
       return getHealth(response);
@@ -410,6 +419,7 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     throw listenError(error, options.host, options.port);
   }
   const address = server.address() as AddressInfo;
+  boundPort = address.port;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   return {

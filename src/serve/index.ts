@@ -119,6 +119,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       surfaces,
       host: config.ingest.host,
       port: config.ingest.port,
+      allowedHosts: config.ingest.allowedHosts,
       ...(config.ingest.token === undefined ? {} : { token: config.ingest.token }),
       bodyLimitBytes: config.ingest.bodyLimitBytes,
       maxPendingBytes: config.ingest.maxPendingBytes,
