@@ -7,11 +7,14 @@
  *   syntax) when it is honest, else plain text showing both, `label (url)`.
  * - `<url|label>` already in the text (a host can write Chat/Slack syntax)
  *   gets the same judgement.
- * - A label that is itself an address (`https://accounts.google.com`,
- *   `accounts.google.com/login`) is honest only when its host is the target's.
+ * - A label that reads as an address anywhere in it (`https://accounts.google.com`,
+ *   `accounts.google.com/login`, `Sign in at good.example`, `good.example.`, with
+ *   homoglyphs or a fullwidth dot) is honest only when that host is the target's.
  * - `javascript:`, `data:`, `file:` and every other scheme is never a link:
  *   the `<` is broken with a zero-width space, so no platform parses it.
  */
+
+import { domainToUnicode } from 'node:url';
 
 /** Breaks `<` so Chat/Slack do not read `<…>` as markup (U+200B, invisible). */
 const BREAK = '\u200B';
@@ -19,9 +22,105 @@ const BREAK = '\u200B';
 const MARKDOWN_LINK = /\[([^[\]\n]{1,512})\]\(([^\s()]{1,2048})\)/g;
 /** `<target|label>` or `<target>`; `<users/…>`, `<@U…>` and other mentions have no scheme and are left to the mention rules. */
 const ANGLE_LINK = /<([A-Za-z][A-Za-z0-9+.-]{0,31}:[^\s<>|]{0,2048})(?:\|([^<>\n]{0,512}))?>/g;
-/** A label that reads as an address: an optional scheme, a dotted host, maybe a path. */
-const ADDRESS_LABEL =
-  /^\s*(?:[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)?(?:[^\s/@:]+@)?((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,63})(?::\d+)?(?:[/?#]\S*)?\s*$/;
+/**
+ * Letters that read as Latin ones in a host name (Cyrillic, Greek, Armenian
+ * and a few Latin variants), folded to the letter they pass for: `gооgle.com`
+ * with Cyrillic о reads as google.com, and is judged as google.com.
+ */
+const CONFUSABLES: Readonly<Record<string, string>> = {
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  з: '3',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  ѕ: 's',
+  һ: 'h',
+  ӏ: 'l',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  ь: 'b',
+  α: 'a',
+  β: 'b',
+  ε: 'e',
+  η: 'n',
+  ι: 'i',
+  κ: 'k',
+  μ: 'u',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  ω: 'w',
+  ζ: 'z',
+  օ: 'o',
+  ս: 'u',
+  ց: 'g',
+  ո: 'n',
+  ı: 'i',
+  ȷ: 'j',
+  ɡ: 'g',
+  ǀ: 'l',
+  ɑ: 'a',
+};
+const CONFUSABLE = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'g');
+/** Dots NFKC leaves alone: ideographic and halfwidth ideographic full stops. */
+const OTHER_DOTS = /[\u3002\uFF61]/g;
+/** Invisible characters that split a name without showing: zero-widths, word joiner, soft hyphen, BOM. */
+const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
+
+/** Text as a reader takes it in a host name: NFKC, invisibles out, every dot a dot, lookalikes folded, lower case. */
+export function foldForHost(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(INVISIBLE, '')
+    .replace(OTHER_DOTS, '.')
+    .toLowerCase()
+    .replace(CONFUSABLE, (c) => CONFUSABLES[c] ?? c);
+}
+
+/**
+ * A host-like token anywhere in a (folded) label: dotted labels of letters
+ * and digits ending in a 2–63-letter top label (a trailing dot allowed), or
+ * a dotted IPv4 address. A token right after a single `/` is a file in a
+ * path (`src/links.ts`), not a host; after `//` or `@` it is one.
+ */
+const HOST_TOKEN =
+  /(?<![\p{L}\p{N}_.-])(?<!(?<!\/)\/)(?:(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+\p{L}{2,63}|\d{1,3}(?:\.\d{1,3}){3})(?![\p{L}\p{N}_-])/gu;
+
+const normalHost = (host: string): string => foldForHost(host).replace(/\.$/, '');
+
+/** The host a target shows, in the same folding (an IDN host read as its letters, not its punycode). */
+function targetHost(target: URL): string {
+  return normalHost(domainToUnicode(target.hostname) || target.hostname);
+}
+
+/**
+ * Whether a label may stand for the target: every host-like token in it
+ * (after folding) is the target's host; a label with none is plain words,
+ * unless it names a scheme (`javascript://…`).
+ */
+export function labelMatchesTarget(label: string, target: URL): boolean {
+  const folded = foldForHost(label);
+  const hosts = [...folded.matchAll(HOST_TOKEN)].map((m) => m[0].replace(/\.$/, ''));
+  if (hosts.length === 0) return !/[a-z][a-z0-9+.-]{0,31}:\/\//.test(folded);
+  const own = targetHost(target);
+  return hosts.every((host) => host === own);
+}
 
 /** `https:`/`http:` targets only, parsed; undefined for anything else. */
 function webTarget(target: string): URL | undefined {
@@ -32,15 +131,6 @@ function webTarget(target: string): URL | undefined {
     return undefined;
   }
   return url.protocol === 'https:' || url.protocol === 'http:' ? url : undefined;
-}
-
-const normalHost = (host: string): string => host.toLowerCase().replace(/\.$/, '');
-
-/** Whether a label may stand for the target: plain words, or an address on the target's own host. */
-export function labelMatchesTarget(label: string, target: URL): boolean {
-  const address = ADDRESS_LABEL.exec(label);
-  if (!address) return !/[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\//.test(label);
-  return normalHost(address[1] ?? '') === normalHost(target.hostname);
 }
 
 /** One link, judged: the platform's `<url|label>` when honest, else plain text that shows where it goes. */

@@ -1,5 +1,7 @@
+// spec: issue 9 item 9 (links never spoof) and issue 22.7 (the label variants that still did).
 import { describe, expect, it } from 'vitest';
 import { proseMarkdown } from '../../src/platforms/discord/render.js';
+import { renderGchatProse } from '../../src/platforms/gchat/render.js';
 import { markdownToMrkdwn } from '../../src/platforms/slack/mrkdwn.js';
 import { labelMatchesTarget, safeLinks } from '../../src/render/links.js';
 
@@ -93,6 +95,66 @@ describe('Discord answers (proseMarkdown): no masked link survives, however it i
       // Discord's parser (simple-markdown) reads `[label](target …)` with nested brackets and titles: no `](` may be left.
       expect(out, markdown).not.toMatch(/\]\(/);
       expect(out, markdown).toContain('evil.example');
+    }
+  });
+});
+
+/**
+ * Issue 22.7: on Slack and Google Chat a label that looks like one address linked to another in 4 of 13
+ * variants (a trailing dot, an extra word, homoglyphs, a fullwidth dot). Rule: a label that looks like a
+ * host (after NFKC and confusable folding, a host-like token anywhere in it) must be the link's host, or
+ * the link shows its real URL — on every platform's renderer.
+ */
+describe('issue 22.7: label variants that look like another address', () => {
+  const EVIL = 'https://evil.example/x';
+  /** Each label, and the target it honestly names. */
+  const VARIANTS: [label: string, honest: string][] = [
+    ['https://good.example', 'https://good.example/x'],
+    ['good.example', 'https://good.example/x'],
+    ['good.example/login', 'https://good.example/login'],
+    ['GOOD.EXAMPLE', 'https://good.example/x'],
+    ['http://good.example:8080/a', 'https://good.example/a'],
+    ['good.example.', 'https://good.example/x'],
+    ['good.example login', 'https://good.example/x'],
+    ['g\u043e\u043egle.com', 'https://google.com/'],
+    ['good\u3002example', 'https://good.example/x'],
+    ['\uff47\uff4f\uff4f\uff44.example', 'https://good.example/x'],
+    ['good\u200b.example', 'https://good.example/x'],
+    ['Sign in at good.example!', 'https://good.example/x'],
+    ['me@good.example', 'https://good.example/x'],
+  ];
+  const renderers: [platform: string, render: (markdown: string) => string][] = [
+    ['gchat', renderGchatProse],
+    ['slack', markdownToMrkdwn],
+    ['discord', proseMarkdown],
+  ];
+
+  it('has 13 variants', () => expect(VARIANTS).toHaveLength(13));
+
+  for (const [platform, render] of renderers) {
+    it(`${platform}: shows the real URL of every variant that links elsewhere`, () => {
+      for (const [label] of VARIANTS) {
+        for (const target of [EVIL, 'https://good.example.evil.io/', 'https://good.example@evil.example/']) {
+          const out = render(`see [${label}](${target}) now`);
+          // No masked link: neither `<url|label>` (Chat, Slack) nor `](` (Discord).
+          expect(out, `${label} → ${target}`).not.toMatch(/<https?:[^>]*\|/);
+          expect(out, `${label} → ${target}`).not.toMatch(/\]\(/);
+          expect(out, `${label} → ${target}`).toContain(new URL(target).hostname);
+        }
+      }
+    });
+  }
+
+  it('keeps the link when the label names its own host (Chat, Slack)', () => {
+    for (const [label, honest] of VARIANTS) {
+      expect(safeLinks(`[${label}](${honest})`), label).toBe(`<${honest}|${label}>`);
+      expect(labelMatchesTarget(label, new URL(honest)), label).toBe(true);
+    }
+  });
+
+  it('keeps ordinary labels and file names in a path as links', () => {
+    for (const label of ['the docs', 'src/render/links.ts', 'see line 42', 'v1.2']) {
+      expect(labelMatchesTarget(label, new URL('https://github.com/o/r/blob/main/x')), label).toBe(true);
     }
   });
 });
