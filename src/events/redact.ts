@@ -1,6 +1,7 @@
 import { capText } from './cap.js';
 import { redactPrivateKeyBlocks } from './private-key-blocks.js';
 import { redactPromptAnswers } from './prompt-answers.js';
+import { redactProsePasswords } from './prose-passwords.js';
 import { redactSecretAssignments } from './secret-names.js';
 import { SECRET_SHAPES } from './secret-shapes.js';
 
@@ -8,7 +9,7 @@ import { SECRET_SHAPES } from './secret-shapes.js';
  * Hides every credential in `text` (docs/architecture.md item 3): PEM private-key
  * blocks first (they span lines), then the shapes and surrounding syntax of
  * known credentials, then the name-gated passes (answers typed at a prompt,
- * assignments). Each pass leaves an earlier pass's marker alone, so
+ * assignments, a password typed as prose). Each pass leaves an earlier pass's marker alone, so
  * redacting twice changes nothing.
  */
 export function redactSecrets(text: string): string {
@@ -18,7 +19,7 @@ export function redactSecrets(text: string): string {
     out = out.replace(shape.pattern, shape.replace);
     shape.done?.();
   }
-  return redactSecretAssignments(redactPromptAnswers(out));
+  return redactProsePasswords(redactSecretAssignments(redactPromptAnswers(out)));
 }
 
 /**
