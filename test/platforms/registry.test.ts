@@ -55,7 +55,9 @@ describe('platform registry', () => {
   });
 
   it('gives the config its platforms section and serve its surfaces', () => {
-    expect(() => resolveConfig({ platforms: { teams: {} } })).toThrow(/platforms\.teams: unknown key "teams"/);
+    expect(() => resolveConfig({ platforms: { teams: {} } })).toThrow(
+      /platforms\.teams: unknown key "teams"/,
+    );
     const surfaces = createSurfaces(
       { matrix: { homeserver: 'http://127.0.0.1:9' } } as never,
       builtinPlatforms.with(matrixPlatform),
