@@ -48,7 +48,8 @@ describe('docs/cli.md: the config table', () => {
       m[2] as string,
     ]),
   );
-  const keys = leafKeys(configJsonSchema() as JsonSchema);
+  // `$schema` (for editors) has its own row, outside the dotted keys compared here.
+  const keys = leafKeys(configJsonSchema() as JsonSchema).filter((k) => k.key !== '$schema');
 
   it('has a row for every key of the schema, and none it does not have', () => {
     expect(keys.length).toBeGreaterThan(30);
