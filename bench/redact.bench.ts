@@ -9,6 +9,7 @@
  * is a trivially linear `/x/g` replace with as many matches as the busiest
  * cases: its numbers show what the machine and the engine add on their own.
  */
+import { redactArgv } from '../src/events/command-line.js';
 import { stripControl } from '../src/events/control.js';
 import { redactSecrets } from '../src/events/redact.js';
 import { prepareToolOutput, summarizeToolResult } from '../src/events/summaries.js';
@@ -135,6 +136,20 @@ const CASES: Case[] = [
   redact('"-b a=b " repeated (no curl)', fill('-b a=b ')),
   redact('"curl -b a=b " repeated', fill('curl -b a=b ')),
   redact('"docker run -u a:b " repeated', fill('docker run -u a:b ')),
+  // Issue 22: passwords typed as prose, and commands given as words (joined, redacted, split back).
+  redact('"my password is " repeated (no value)', fill('my password is ')),
+  redact('"pw: a1!" repeated (short values)', fill('pw: a1! ')),
+  redact('"password is " + "a1" × 500k (one unbroken value)', `password is ${fill('a1')}`),
+  {
+    name: 'redactArgv: "-u" "a:b" words repeated',
+    input: fill('-u a:b '),
+    run: (t) => redactArgv(t.split(' ')),
+  },
+  {
+    name: 'redactArgv: "-H" "Authorization: Bearer x" words repeated',
+    input: fill('-H|Authorization: Bearer x1|'),
+    run: (t) => redactArgv(t.split('|')),
+  },
   { name: 'stripControl: baseline', input: ORDINARY, run: stripControl },
   { name: 'stripControl: "\\x1b[" + "0;" × 500k', input: `\x1b[${fill('0;')}`, run: stripControl },
   { name: 'stripControl: "\\x1b]" repeated (unclosed OSC)', input: fill('\x1b]0;t'), run: stripControl },
