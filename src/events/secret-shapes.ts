@@ -231,8 +231,6 @@ function isSecretFlag(flag: string): boolean {
   return isSecretName(flag) && !/(?:stdin|prompt|policy)$/i.test(flag);
 }
 
-const AUTHORIZATION = /^(?:Proxy-)?Authorization$/i;
-
 /** Query parameters that carry a signature or a credential whatever their name says to the name pass. */
 const SIGNED_QUERY =
   /([?&;](?:sig|signature|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|X-Goog-Signature|X-Goog-Credential|access_token|refresh_token|id_token|client_secret|api_key|apikey|key|token|auth|password|code)=)([^\s&#"'`<>]{4,})/gi;
@@ -296,12 +294,14 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     },
   },
   {
-    // A header given unquoted to curl/wget/httpie-style flags: `-H X-Api-Key:V`, `--header=PRIVATE-TOKEN:V`.
+    // A header given unquoted to curl/wget/httpie-style flags: `-H X-Api-Key:V`, `--header=PRIVATE-TOKEN:V`
+    // (Authorization is left to its own rule below, which hides the value after the scheme).
     kind: 'header-flag',
     pattern: /(?<!\S)(-H|--header)([ \t]+|=)([\w-]{1,64})([ \t]*:[ \t]*)([^\s"'`]+)/g,
-    // An Authorization header is left to its own rule below, which hides the value after the scheme.
     replace: (match, flag, sep, name, colon, value) =>
-      isSecretName(name ?? '') && !AUTHORIZATION.test(name ?? '') && !isRedactedMarker(value ?? '')
+      isSecretName(name ?? '') &&
+      !/^(?:proxy-)?authorization$/i.test(name ?? '') &&
+      !isRedactedMarker(value ?? '')
         ? `${flag}${sep}${name}${colon}${REDACTED}`
         : match,
   },
@@ -389,8 +389,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     done: () => userFlagCommands.forget(),
   },
   {
-    // The whole header value goes, up to a closing quote, a tab (the next word of a command given as
-    // words, command-line.ts) or the end of the line; the scheme stays.
+    // The whole header value goes, up to a closing quote, a tab (a command's next word) or the line's end.
     kind: 'authorization-header',
     pattern:
       /\b((?:Proxy-)?Authorization["']?[ \t]*[:=][ \t]*["']?)((?:Bearer|Basic|Token|Bot|Digest|OAuth|ApiKey|Negotiate)[ \t]+)?([^\r\n\t"'`]+)/gi,
