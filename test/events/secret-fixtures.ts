@@ -115,6 +115,7 @@ export const SECRET_FAMILIES: fc.Arbitrary<PlacedSecret>[] = [
   ...AUDIT_FAMILIES(),
   ...CLOUD_KEY_FAMILIES(),
   ...ARGV_FAMILIES(),
+  ...PROSE_FAMILIES(),
 ];
 
 /** Password and token flags of common command-line tools (issue 9 item 5). */
@@ -390,6 +391,15 @@ export function ARGV_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
         'https://api.example.com',
       ]),
     ),
+  ];
+}
+
+/** Issue 22: a password a person types as prose (a digit and an upper case letter: not a plain word). */
+function PROSE_FAMILIES(): fc.Arbitrary<PlacedSecret>[] {
+  const prose = randomToken(ALNUM, 6, 20).map((v) => `${v}Z9`);
+  return [
+    prose.map(placed('prose: my password is <pw>', (v) => `my password is ${v}, thanks`)),
+    prose.map(placed('prose: pw: <pw>', (v) => `login as admin pw: ${v}`)),
   ];
 }
 
