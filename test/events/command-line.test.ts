@@ -5,7 +5,7 @@ import { redactArgv } from '../../src/events/command-line.js';
 import { redactRunEvent } from '../../src/events/redact-event.js';
 import type { RunEvent } from '../../src/events/schema.js';
 import { redactRawText, scrubInput } from '../../src/events/scrub.js';
-import { SECRET_FAMILIES } from './secret-fixtures.js';
+import { anyText, SECRET_FAMILIES } from './secret-fixtures.js';
 
 const SPACE = 'gchat:spaces/AAAA';
 const request = (command: string, args: string[]) => ({
@@ -103,6 +103,24 @@ describe('a policy_request command with its args (issue 22.3)', () => {
     ]);
     expect(redactArgv(['curl', '-H', 'Authorization: Bearer abcdef0123456789', 'https://x.example'])).toEqual(
       ['curl', '-H', 'Authorization: Bearer [REDACTED]', 'https://x.example'],
+    );
+  });
+
+  it('property: any words, secrets among them, keep their count and lose their secrets', () => {
+    fc.assert(
+      fc.property(
+        fc.array(anyText(30), { maxLength: 8 }),
+        fc.oneof(...SECRET_FAMILIES.slice(-20)),
+        fc.nat(8),
+        (words, placed, at) => {
+          const argv = placed.argv ?? [placed.text];
+          const all = [...words.slice(0, at), ...argv, ...words.slice(at)];
+          const out = redactArgv(all);
+          expect(out).toHaveLength(all.length);
+          if (!words.join('\t').includes(placed.secret)) expect(out.join('\t')).not.toContain(placed.secret);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 
