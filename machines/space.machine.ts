@@ -32,7 +32,7 @@ import type { ActionUser } from '../src/actions/types.js';
 import type { RunEvent, RunEventOf } from '../src/events/schema.js';
 import type { DestinationKind, SpaceRoutingConfig } from '../src/routing/types.js';
 import type { FrameCard } from '../src/surfaces/frame.js';
-import type { DeliveryOutput } from './delivery.machine.js';
+import type { DeliveryInput, DeliveryOutput } from './delivery.machine.js';
 import { deliveryMachine } from './delivery.machine.js';
 import {
   anchorOf,
@@ -49,6 +49,7 @@ import {
 import type {
   HostDelivery,
   InboundAnchor,
+  RestoredTurn,
   SpaceContext,
   SpaceEvent,
   SpaceInput,
@@ -85,11 +86,11 @@ export const spaceMachine = setup({
     deliverOrphan: (_, _params: { event: RunEvent; reason: string }) => {},
     deliverCard: (_, _params: { event: RunEvent }) => {},
     deliverTopLevel: (_, _params: { event: RunEvent }) => {},
-    restoreTurns: () => {},
+    restoreTurns: (_, _params: { turns: RestoredTurn[] }) => {},
     /** The stray log was restored with the space: its timers are re-armed (`strays.recover`, with the time). */
     recoverStrays: () => {},
     /** Answer parts an earlier process (or the failed space) did not post: a delivery each, in order. */
-    resumeAnswers: () => {},
+    resumeAnswers: (_, _params: { answers: DeliveryInput[] }) => {},
     restartTurn: (_, _params: { turnId: string; error: unknown }) => {},
     persistAnchor: (_, _params: { anchor: InboundAnchor }) => {},
     /**
@@ -299,7 +300,13 @@ export const spaceMachine = setup({
         'space.events': {
           actions: { type: 'forwardEntries', params: ({ event }) => ({ events: event.events }) },
         },
-        'space.restore': { actions: ['restoreTurns', 'recoverStrays', 'resumeAnswers'] },
+        'space.restore': {
+          actions: [
+            { type: 'restoreTurns', params: ({ event }) => ({ turns: event.turns }) },
+            'recoverStrays',
+            { type: 'resumeAnswers', params: ({ event }) => ({ answers: event.answers ?? [] }) },
+          ],
+        },
         'space.hostWrite': {
           actions: { type: 'deliverForHost', params: ({ event }) => ({ delivery: event.delivery }) },
         },

@@ -334,11 +334,10 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
         enqueue.assign(delivery.assignment);
       }),
-      restoreTurns: enqueueActions(({ context, enqueue, event }) => {
-        if (event.type !== 'space.restore') return;
+      restoreTurns: enqueueActions(({ context, enqueue }, params) => {
         const turns = { ...context.turns };
         let turnSlots = context.turnSlots;
-        for (const restored of event.turns) {
+        for (const restored of params.turns) {
           // A turn restored again (it is live here already) replaces its actor in the same slot.
           let slot = turns[restored.turnId]?.slot ?? null;
           if (slot !== null) enqueue.stopChild(turnChildId(slot));
@@ -377,10 +376,10 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           turns: { ...context.turns, [params.turnId]: { ...record, restarts: record.restarts + 1 } },
         });
       }),
-      resumeAnswers: enqueueActions(({ context, enqueue, event }) => {
-        if (event.type !== 'space.restore' || !event.answers) return;
+      resumeAnswers: enqueueActions(({ context, enqueue }, params) => {
+        if (params.answers.length === 0) return;
         let current = context;
-        for (const input of event.answers) {
+        for (const input of params.answers) {
           const delivery = nextDelivery(current, input);
           enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
           current = { ...current, ...delivery.assignment };
