@@ -6,13 +6,17 @@
  * store; a budget that fails is started again with a fresh bucket (it holds
  * no state worth keeping beyond a minute).
  *
+ * Every event for a space goes through here, never straight to the space or
+ * its turns, so the root's order is the order a space sees (a space that
+ * failed is started again before the events after its failure reach it).
+ *
  * Pure definition: which platforms have budgets, each space's settings and
  * the restoring of turns are provided by `createRuntimeImplementations`.
  */
 import { sendTo, setup } from 'xstate';
 import type { RunEvent } from '../src/events/schema.js';
 import { budgetMachine } from './budget.machine.js';
-import { type SpaceEvent, spaceMachine } from './space.machine.js';
+import { type SpaceEvent, spaceEventOf, spaceMachine } from './space.machine.js';
 
 export interface RuntimeContext {
   /** Spaces with a live supervisor. */
@@ -29,6 +33,12 @@ export type RuntimeEvent =
   | { type: 'runtime.restore'; spaces: string[] }
   /** Something for a space that is not a run event (a decided card): its supervisor is started if need be. */
   | { type: 'runtime.toSpace'; space: string; event: SpaceEvent }
+  /**
+   * Something for a space only if it runs (its settings changed, Stop on a
+   * turn's log, a shutdown flush): a space not started yet has nothing to
+   * change and is not started for it.
+   */
+  | { type: 'runtime.toLiveSpace'; space: string; event: SpaceEvent }
   | { type: `xstate.error.actor.${string}`; error?: unknown }
   | { type: `xstate.done.actor.${string}`; output?: unknown };
 
@@ -48,8 +58,18 @@ export const runtimeMachine = setup({
     // Provided: they read the config and the store.
     spawnBudgets: () => {},
     spawnSpace: (_, _params: { space: string }) => {},
-    forwardToSpace: (_, _params: { event: RunEvent }) => {},
-    forwardBatchToSpace: (_, _params: { space: string; events: RunEvent[] }) => {},
+    /** A run event reaches its space typed (`spaceEventOf`). */
+    forwardToSpace: sendTo(
+      (_, params: { event: RunEvent }) => spaceChildId(params.event.space),
+      (_, params: { event: RunEvent }) => spaceEventOf(params.event),
+    ),
+    forwardBatchToSpace: sendTo(
+      (_, params: { space: string; events: RunEvent[] }) => spaceChildId(params.space),
+      (_, params: { space: string; events: RunEvent[] }): SpaceEvent => ({
+        type: 'space.events',
+        events: params.events,
+      }),
+    ),
     restoreSpaces: (_, _params: { spaces: string[] }) => {},
     restartSpace: (_, _params: { space: string; error: unknown }) => {},
     restartBudget: (_, _params: { childId: string; error: unknown }) => {},
@@ -97,6 +117,13 @@ export const runtimeMachine = setup({
             ],
           },
         ],
+        'runtime.toLiveSpace': {
+          guard: { type: 'isKnownSpace', params: ({ event }) => ({ space: event.space }) },
+          actions: {
+            type: 'sendToSpace',
+            params: ({ event }) => ({ space: event.space, event: event.event }),
+          },
+        },
         'runtime.events': [
           {
             guard: { type: 'isKnownSpace', params: ({ event }) => ({ space: event.space }) },
@@ -125,7 +152,7 @@ export const runtimeMachine = setup({
               type: 'restartSpace',
               params: ({ event }) => ({
                 space: failedChild(event.type).slice('space:'.length),
-                error: (event as { error?: unknown }).error,
+                error: event.error,
               }),
             },
           },
@@ -134,7 +161,7 @@ export const runtimeMachine = setup({
               type: 'restartBudget',
               params: ({ event }) => ({
                 childId: failedChild(event.type),
-                error: (event as { error?: unknown }).error,
+                error: event.error,
               }),
             },
           },

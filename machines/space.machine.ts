@@ -20,200 +20,52 @@
  * turn for the life of the process. `turns[turnId].slot` and `turnSlots` map
  * between a turn and its child.
  *
+ * Run events come typed (`spaceEventOf`, machines/space.types.ts): an
+ * inbound anchor, a turn's start, a turn's end, and every other event as an
+ * entry that routing sends on; each case is a transition with named guards.
+ *
  * Pure definition: routing, formatting, spawning with restored snapshots and
  * the platform calls are provided by `createSpaceImplementations`.
  */
 import { assign, sendTo, setup, stopChild } from 'xstate';
-import type { RunEvent } from '../src/events/schema.js';
+import type { ActionUser } from '../src/actions/types.js';
+import type { RunEvent, RunEventOf } from '../src/events/schema.js';
 import type { DestinationKind, SpaceRoutingConfig } from '../src/routing/types.js';
-import { type FrameCard, plainText } from '../src/surfaces/frame.js';
-import type { ThreadAnchor } from '../src/surfaces/surface.js';
-import { type DeliveryInput, type DeliveryOutput, deliveryMachine } from './delivery.machine.js';
+import type { FrameCard } from '../src/surfaces/frame.js';
+import type { DeliveryInput, DeliveryOutput } from './delivery.machine.js';
+import { deliveryMachine } from './delivery.machine.js';
+import {
+  anchorOf,
+  childIdOf,
+  childSlot,
+  crashNote,
+  deliveryOutputOf,
+  MAX_WARNINGS,
+  orphanReason,
+  releaseSlot,
+  turnActorId,
+  turnOfChild,
+} from './space.children.js';
+import type {
+  HostDelivery,
+  InboundAnchor,
+  RestoredTurn,
+  SpaceContext,
+  SpaceEvent,
+  SpaceInput,
+  TurnOutcome,
+  TurnRecord,
+} from './space.types.js';
 import { strayLogMachine } from './stray-log.machine.js';
-import { type TurnSettings, turnMachine } from './turn.machine.js';
+import { turnMachine } from './turn.machine.js';
 
-export interface InboundAnchor {
-  messageId: string;
-  threadId?: string;
-  ref?: string;
-}
+export * from './space.children.js';
+export * from './space.types.js';
 
-export interface SpaceSettings {
-  routing: SpaceRoutingConfig;
-  turn: TurnSettings;
-  /** Recent inbound messages kept to anchor turns. Default 50. */
-  anchorCapacity: number;
-  /** Restarts of a crashed turn before its log is degraded to top-level. Default 3. */
-  maxRestarts: number;
-  /** Post the final answer in the turn's thread instead of top-level. Default false. */
-  finalReplyInThread: boolean;
-  /** Proactive turns (a title, no root): `header` posts `🕒 <title>` and threads the log under it. Default `header`. */
-  jobs: 'header' | 'top-level';
-}
-
-export interface SpaceInput {
-  space: string;
-  settings: SpaceSettings;
-  anchors?: InboundAnchor[];
-  /** The stray log's persisted snapshot (an earlier process, or this space before it crashed): it resumes from it. */
-  strays?: unknown;
-}
-
-export interface TurnRecord {
-  /** Where the turn's thread hangs; null when it has none. */
-  anchor: ThreadAnchor | null;
-  dm: boolean;
-  restarts: number;
-  /** `live` while the turn actor runs; `crashed` once restarts ran out (its entries go top-level). */
-  mode: 'live' | 'crashed';
-  /** The slot its actor runs in (child id `turn:<slot>`); null once it crashed for good (no actor). */
-  slot: number | null;
-}
-
-/** A turn handed to `space.restore`: the space gives it a slot like a new one. */
-export type RestoredTurnRecord = Omit<TurnRecord, 'slot'>;
-
-export interface SpaceDeadLetter {
-  at: number;
-  turnId?: string;
-  reason: string;
-  text: string;
-}
-
-export interface SpaceContext {
-  space: string;
-  settings: SpaceSettings;
-  anchors: InboundAnchor[];
-  turns: Record<string, TurnRecord>;
-  /** Slot → the turn whose actor is `turn:<slot>`; null while the slot is free. */
-  turnSlots: (string | null)[];
-  /** Slot → the purpose of the delivery `delivery:<slot>`; null while the slot is free. */
-  deliverySlots: (string | null)[];
-  /** Deliveries started so far (a count: their children reuse slots). */
-  deliveries: number;
-  warnings: string[];
-  deadLetters: SpaceDeadLetter[];
-  /** The stray log's persisted snapshot it starts from; null for a fresh one. */
-  restoredStrays: unknown;
-}
-
-export type SpaceEvent =
-  | { type: 'space.event'; event: RunEvent }
-  /**
-   * Several events of one batch (one `POST /v1/events` body), in order: the
-   * log entries of live turns at its head go to their turns in one
-   * `turn.log` per turn; the first other event is handled as a `space.event`
-   * and the rest as a batch again, so the outcome is that of one
-   * `space.event` per event.
-   */
-  | { type: 'space.events'; events: RunEvent[] }
-  /**
-   * Restore turns persisted by an earlier process (or a crashed space); the
-   * stray log re-arms its timers; `answers` are the deliveries of answer
-   * parts not posted yet, started again in order.
-   */
-  | {
-      type: 'space.restore';
-      turns: { turnId: string; record: RestoredTurnRecord; snapshot: unknown }[];
-      answers?: DeliveryInput[];
-    }
-  /** Per-space settings changed at run time (the HTTP API): applies to events from now on. */
-  | { type: 'space.configure'; threadsDisabled?: boolean; dm?: boolean }
-  /** The run-time settings cleared: the space's routing is the config's again. */
-  | { type: 'space.reset'; routing: SpaceRoutingConfig }
-  /** Someone decided a card (src/actions/clicks.ts): edit its message to show `card` (no buttons, the outcome). */
-  | { type: 'space.cardOutcome'; messageId: string; threadId?: string; card: FrameCard }
-  /** The host writes through its channel adapter (src/adapter/): one must-land post, edit or reaction, its output told by `ticket`. */
-  | { type: 'space.hostWrite'; delivery: HostDelivery }
-  | { type: `xstate.done.actor.${string}`; output?: unknown }
-  | { type: `xstate.error.actor.${string}`; error?: unknown };
-
-/** A host's write through the channel adapter: a delivery with a ticket its caller waits on. */
-export type HostDelivery = Pick<
-  DeliveryInput,
-  'request' | 'purpose' | 'edit' | 'reaction' | 'card' | 'continuation'
-> & {
-  ticket: string;
-};
-
-/** Bounded lists in context: a space lives for the life of the process. */
-export const MAX_WARNINGS = 100;
-export const MAX_DEAD_LETTERS = 1000;
-
-export const turnChildId = (slot: number): string => `turn:${slot}`;
-export const deliveryChildId = (slot: number): string => `delivery:${slot}`;
-
-/** The id of the child an `xstate.done.actor.<id>` / `xstate.error.actor.<id>` event is about. */
-export const childIdOf = (eventType: string): string =>
-  eventType.replace(/^xstate\.(?:done|error)\.actor\./, '');
-
-/** The slot of a `turn:<slot>` / `delivery:<slot>` child an actor event is about; null for another child. */
-export function childSlot(eventType: string, kind: 'turn' | 'delivery'): number | null {
-  const m = /^xstate\.(?:done|error)\.actor\.(turn|delivery):(\d+)$/.exec(eventType);
-  return m && m[1] === kind ? Number(m[2]) : null;
-}
-
-/** The turn whose actor an actor event is about, or undefined (a delivery, or a slot no turn holds). */
-export function turnOfChild(context: SpaceContext, eventType: string): string | undefined {
-  const slot = childSlot(eventType, 'turn');
-  return slot === null ? undefined : (context.turnSlots[slot] ?? undefined);
-}
-
-/** The child id of a turn's actor; a turn without one (unknown, crashed for good) is a bug in the caller. */
-export function turnActorId(context: SpaceContext, turnId: string): string {
-  const slot = context.turns[turnId]?.slot;
-  if (slot === null || slot === undefined) {
-    throw new Error(
-      `space ${context.space}: turn ${turnId} has no actor (it is unknown or crashed for good)`,
-    );
-  }
-  return turnChildId(slot);
-}
-
-/** Takes the lowest free slot for `holder`. */
-export function takeSlot(
-  slots: readonly (string | null)[],
-  holder: string,
-): { slot: number; slots: (string | null)[] } {
-  const free = slots.indexOf(null);
-  const slot = free === -1 ? slots.length : free;
-  const next = [...slots];
-  next[slot] = holder;
-  return { slot, slots: next };
-}
-
-/** Frees a slot (free slots at the end are dropped: the list is as long as the highest slot in use). */
-export function releaseSlot(slots: readonly (string | null)[], slot: number): (string | null)[] {
-  const next = [...slots];
-  if (slot < next.length) next[slot] = null;
-  while (next.length > 0 && next[next.length - 1] === null) next.pop();
-  return next;
-}
-
-/** The dead letters with a failed delivery's added (a delivered one adds nothing). */
-export function withDeadLetter(context: SpaceContext, output: DeliveryOutput, at: number): SpaceDeadLetter[] {
-  if (output.status !== 'failed') return context.deadLetters;
-  return [
-    ...context.deadLetters,
-    { at, reason: deadLetterReason(output), text: undeliveredText(output) },
-  ].slice(-MAX_DEAD_LETTERS);
-}
-
-/** A failed delivery's reason, naming the parts after the refused one that were never sent. */
-export function deadLetterReason(output: Extract<DeliveryOutput, { status: 'failed' }>): string {
-  const unsent = output.unsent?.length ?? 0;
-  const after = unsent > 0 ? ` (and the ${unsent} part${unsent === 1 ? '' : 's'} after it, not sent)` : '';
-  return `${output.purpose}: ${output.error}${after}`;
-}
-
-/** What a failed delivery did not deliver: the refused message and the parts after it, none lost. */
-export function undeliveredText(output: Extract<DeliveryOutput, { status: 'failed' }>): string {
-  return [plainText(output.request.frame), ...(output.unsent ?? [])].join('\n\n');
-}
-
-const eventOf = (event: SpaceEvent): RunEvent => (event as { event: RunEvent }).event;
-const isType = (event: SpaceEvent, type: RunEvent['type']): boolean =>
-  event.type === 'space.event' && eventOf(event).type === type;
+/** The turn an actor event (`xstate.done.actor.turn:<slot>`, …) is about, as params; '' for another child. */
+const childTurn = ({ context, event }: { context: SpaceContext; event: { type: string } }) => ({
+  turnId: turnOfChild(context, event.type) ?? '',
+});
 
 export const spaceMachine = setup({
   types: {
@@ -228,17 +80,17 @@ export const spaceMachine = setup({
   },
   actions: {
     // Provided: they format entries, resolve anchors, spawn children, persist.
-    startTurn: (_, _params: { event: RunEvent }) => {},
+    startTurn: (_, _params: { event: RunEventOf<'turn_started'> }) => {},
     forwardEntry: (_, _params: { event: RunEvent }) => {},
     forwardEntries: (_, _params: { events: RunEvent[] }) => {},
     deliverOrphan: (_, _params: { event: RunEvent; reason: string }) => {},
     deliverCard: (_, _params: { event: RunEvent }) => {},
     deliverTopLevel: (_, _params: { event: RunEvent }) => {},
-    restoreTurns: () => {},
+    restoreTurns: (_, _params: { turns: RestoredTurn[] }) => {},
     /** The stray log was restored with the space: its timers are re-armed (`strays.recover`, with the time). */
     recoverStrays: () => {},
     /** Answer parts an earlier process (or the failed space) did not post: a delivery each, in order. */
-    resumeAnswers: () => {},
+    resumeAnswers: (_, _params: { answers: DeliveryInput[] }) => {},
     restartTurn: (_, _params: { turnId: string; error: unknown }) => {},
     persistAnchor: (_, _params: { anchor: InboundAnchor }) => {},
     /**
@@ -246,15 +98,15 @@ export const spaceMachine = setup({
      * `turn_ended` without an actor (crashed for good, or unknown here): the
      * runtime completes what it keeps of a crashed turn.
      */
-    forgetTurn: (_, _params: { turnId: string; outcome?: 'ok' | 'error' | 'stopped' }) => {},
+    forgetTurn: (_, _params: { turnId: string; outcome?: TurnOutcome }) => {},
     /** A turn crashed for good (its actor is stopped, no restart left): the runtime finishes its live snapshot. */
     reportCrashed: (_, _params: { turnId: string }) => {},
-    /** Stamps the failure with the runtime clock's time: `withDeadLetter(context, output, now)`. */
-    recordDeliveryFailure: (_, _params: { output: DeliveryOutput }) => {},
+    /** Stamps the failure with the runtime clock's time: `withDeadLetter(context, output, now)`; null: not a delivery's output. */
+    recordDeliveryFailure: (_, _params: { output: DeliveryOutput | null }) => {},
     /** A delivered card goes in the card registry, so a click on it is understood. */
-    registerCard: (_, _params: { output: DeliveryOutput }) => {},
+    registerCard: (_, _params: { output: DeliveryOutput | null }) => {},
     /** A host's write (a delivery with a ticket) is done: its caller hears how it went. */
-    settleHostWrite: (_, _params: { output: DeliveryOutput }) => {},
+    settleHostWrite: (_, _params: { output: DeliveryOutput | null }) => {},
     /** Spawns a delivery for a host's write (the channel adapter), through the budget like every delivery. */
     deliverForHost: (_, _params: { delivery: HostDelivery }) => {},
     /** Edits a card's message to show its outcome, through the budget (a delivery child). */
@@ -270,10 +122,9 @@ export const spaceMachine = setup({
       anchors: [...context.anchors, params.anchor].slice(-context.settings.anchorCapacity),
     })),
     endTurn: sendTo(
-      ({ context }, params: { turnId: string; outcome: 'ok' | 'error' | 'stopped' }) =>
-        turnActorId(context, params.turnId),
-      (_, params: { turnId: string; outcome: 'ok' | 'error' | 'stopped' }) => ({
-        type: 'turn.end' as const,
+      ({ context }, params: { turnId: string; outcome: TurnOutcome }) => turnActorId(context, params.turnId),
+      (_, params: { turnId: string; outcome: TurnOutcome }): { type: 'turn.end'; outcome: TurnOutcome } => ({
+        type: 'turn.end',
         outcome: params.outcome,
       }),
     ),
@@ -298,14 +149,24 @@ export const spaceMachine = setup({
     markCrashed: assign(({ context }, params: { turnId: string }) => {
       const record = context.turns[params.turnId];
       if (!record) return {};
+      const crashed: TurnRecord = { ...record, mode: 'crashed', slot: null };
       return {
-        turns: { ...context.turns, [params.turnId]: { ...record, mode: 'crashed' as const, slot: null } },
+        turns: { ...context.turns, [params.turnId]: crashed },
         turnSlots: record.slot === null ? context.turnSlots : releaseSlot(context.turnSlots, record.slot),
       };
     }),
     warn: assign(({ context }, params: { message: string }) => ({
       warnings: [...context.warnings, params.message].slice(-MAX_WARNINGS),
     })),
+    stopRequested: sendTo(
+      ({ context }, params: { turnId: string; user: ActionUser }) => turnActorId(context, params.turnId),
+      (_, params: { turnId: string; user: ActionUser }) => ({
+        type: 'turn.stopRequested',
+        user: params.user,
+      }),
+    ),
+    /** Asks the given live turns, and the stray log when `strays`, to send what they have pending (provided). */
+    flush: (_, _params: { turnIds: string[]; strays: boolean }) => {},
   },
   guards: {
     // Provided: they call routeEvent with the space's routing config and the turn's DM flag.
@@ -352,17 +213,15 @@ export const spaceMachine = setup({
         },
       },
       on: {
-        'space.event': [
+        'space.inbound': {
+          actions: [
+            { type: 'recordInbound', params: ({ event }) => ({ anchor: anchorOf(event.event) }) },
+            { type: 'persistAnchor', params: ({ event }) => ({ anchor: anchorOf(event.event) }) },
+          ],
+        },
+        'space.turnStarted': [
           {
-            guard: ({ event }) => isType(event, 'inbound'),
-            actions: [
-              { type: 'recordInbound', params: ({ event }) => ({ anchor: anchorOf(event.event) }) },
-              { type: 'persistAnchor', params: ({ event }) => ({ anchor: anchorOf(event.event) }) },
-            ],
-          },
-          {
-            guard: ({ event, context }) =>
-              isType(event, 'turn_started') && context.turns[event.event.turnId ?? ''] !== undefined,
+            guard: { type: 'isKnownTurn', params: ({ event }) => ({ turnId: event.event.turnId }) },
             actions: {
               type: 'warn',
               params: ({ event }) => ({
@@ -370,43 +229,47 @@ export const spaceMachine = setup({
               }),
             },
           },
+          { actions: { type: 'startTurn', params: ({ event }) => ({ event: event.event }) } },
+        ],
+        'space.turnEnded': [
           {
-            guard: ({ event }) => isType(event, 'turn_started'),
-            actions: { type: 'startTurn', params: ({ event }) => ({ event: event.event }) },
-          },
-          {
-            guard: ({ event, context }) =>
-              isType(event, 'turn_ended') && context.turns[event.event.turnId ?? '']?.mode === 'live',
+            guard: { type: 'isLiveTurn', params: ({ event }) => ({ turnId: event.event.turnId }) },
             actions: {
               type: 'endTurn',
-              params: ({ event }) => ({
-                turnId: event.event.turnId ?? '',
-                outcome: (event.event as { outcome: 'ok' | 'error' | 'stopped' }).outcome,
-              }),
+              params: ({ event }) => ({ turnId: event.event.turnId, outcome: event.event.outcome }),
             },
           },
           {
-            guard: ({ event }) => isType(event, 'turn_ended'),
+            // Crashed for good: its record (no actor, no slot) goes with its end.
+            guard: { type: 'isKnownTurn', params: ({ event }) => ({ turnId: event.event.turnId }) },
             actions: [
               {
                 type: 'warn',
-                params: ({ event, context }) => ({
-                  message: context.turns[event.event.turnId ?? '']
-                    ? `turn ${event.event.turnId} ended after its log was degraded`
-                    : `turn_ended for unknown turn ${event.event.turnId}`,
+                params: ({ event }) => ({
+                  message: `turn ${event.event.turnId} ended after its log was degraded`,
                 }),
               },
               {
                 type: 'forgetTurn',
-                params: ({ event }) => ({
-                  turnId: event.event.turnId ?? '',
-                  outcome: (event.event as { outcome: 'ok' | 'error' | 'stopped' }).outcome,
-                }),
+                params: ({ event }) => ({ turnId: event.event.turnId, outcome: event.event.outcome }),
               },
-              // A turn that crashed for good has a record (no actor, no slot): it goes with its end.
-              { type: 'dropTurnRecord', params: ({ event }) => ({ turnId: event.event.turnId ?? '' }) },
+              { type: 'dropTurnRecord', params: ({ event }) => ({ turnId: event.event.turnId }) },
             ],
           },
+          {
+            actions: [
+              {
+                type: 'warn',
+                params: ({ event }) => ({ message: `turn_ended for unknown turn ${event.event.turnId}` }),
+              },
+              {
+                type: 'forgetTurn',
+                params: ({ event }) => ({ turnId: event.event.turnId, outcome: event.event.outcome }),
+              },
+            ],
+          },
+        ],
+        'space.entry': [
           {
             guard: { type: 'routesToLiveTurnLog', params: ({ event }) => ({ event: event.event }) },
             actions: { type: 'forwardEntry', params: ({ event }) => ({ event: event.event }) },
@@ -437,7 +300,13 @@ export const spaceMachine = setup({
         'space.events': {
           actions: { type: 'forwardEntries', params: ({ event }) => ({ events: event.events }) },
         },
-        'space.restore': { actions: ['restoreTurns', 'recoverStrays', 'resumeAnswers'] },
+        'space.restore': {
+          actions: [
+            { type: 'restoreTurns', params: ({ event }) => ({ turns: event.turns }) },
+            'recoverStrays',
+            { type: 'resumeAnswers', params: ({ event }) => ({ answers: event.answers ?? [] }) },
+          ],
+        },
         'space.hostWrite': {
           actions: { type: 'deliverForHost', params: ({ event }) => ({ delivery: event.delivery }) },
         },
@@ -449,6 +318,19 @@ export const spaceMachine = setup({
               ...(event.threadId !== undefined ? { threadId: event.threadId } : {}),
               card: event.card,
             }),
+          },
+        },
+        'space.stopTurn': {
+          guard: { type: 'isLiveTurn', params: ({ event }) => ({ turnId: event.turnId }) },
+          actions: {
+            type: 'stopRequested',
+            params: ({ event }) => ({ turnId: event.turnId, user: event.user }),
+          },
+        },
+        'space.flush': {
+          actions: {
+            type: 'flush',
+            params: ({ event }) => ({ turnIds: event.turnIds, strays: event.strays }),
           },
         },
         'space.reset': {
@@ -471,33 +353,21 @@ export const spaceMachine = setup({
             },
             // The slot is freed last: the actions before it find the turn through it.
             actions: [
-              {
-                type: 'stopTurn',
-                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
-              },
-              {
-                type: 'forgetTurn',
-                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
-              },
-              {
-                type: 'dropTurnRecord',
-                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
-              },
+              { type: 'stopTurn', params: childTurn },
+              { type: 'forgetTurn', params: childTurn },
+              { type: 'dropTurnRecord', params: childTurn },
             ],
           },
           {
             actions: [
               {
                 type: 'recordDeliveryFailure',
-                params: ({ event }) => ({ output: (event as { output: DeliveryOutput }).output }),
+                params: ({ event }) => ({ output: deliveryOutputOf(event.output) }),
               },
-              {
-                type: 'registerCard',
-                params: ({ event }) => ({ output: (event as { output: DeliveryOutput }).output }),
-              },
+              { type: 'registerCard', params: ({ event }) => ({ output: deliveryOutputOf(event.output) }) },
               {
                 type: 'settleHostWrite',
-                params: ({ event }) => ({ output: (event as { output: DeliveryOutput }).output }),
+                params: ({ event }) => ({ output: deliveryOutputOf(event.output) }),
               },
               { type: 'stopDelivery', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
               {
@@ -509,16 +379,10 @@ export const spaceMachine = setup({
         ],
         'xstate.error.actor.*': [
           {
-            guard: {
-              type: 'canRestart',
-              params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
-            },
+            guard: { type: 'canRestart', params: childTurn },
             actions: {
               type: 'restartTurn',
-              params: ({ event, context }) => ({
-                turnId: turnOfChild(context, event.type) ?? '',
-                error: (event as { error?: unknown }).error,
-              }),
+              params: ({ event, context }) => ({ ...childTurn({ event, context }), error: event.error }),
             },
           },
           {
@@ -528,10 +392,7 @@ export const spaceMachine = setup({
             },
             // The slot is freed last (markCrashed): the actions before it find the turn through it.
             actions: [
-              {
-                type: 'stopTurn',
-                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
-              },
+              { type: 'stopTurn', params: childTurn },
               {
                 type: 'warn',
                 params: ({ event, context }) => ({
@@ -541,18 +402,12 @@ export const spaceMachine = setup({
               {
                 type: 'deliverOrphan',
                 params: ({ event, context }) => ({
-                  event: crashNote(context.space, turnOfChild(context, event.type) ?? ''),
+                  event: crashNote(context.space, childTurn({ event, context }).turnId),
                   reason: 'crashed',
                 }),
               },
-              {
-                type: 'reportCrashed',
-                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
-              },
-              {
-                type: 'markCrashed',
-                params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) ?? '' }),
-              },
+              { type: 'reportCrashed', params: childTurn },
+              { type: 'markCrashed', params: childTurn },
             ],
           },
           {
@@ -561,7 +416,7 @@ export const spaceMachine = setup({
               {
                 type: 'warn',
                 params: ({ event }) => ({
-                  message: `${childIdOf(event.type)} failed: ${String((event as { error?: unknown }).error)}`,
+                  message: `${childIdOf(event.type)} failed: ${String(event.error)}`,
                 }),
               },
               { type: 'stopDelivery', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
@@ -576,29 +431,3 @@ export const spaceMachine = setup({
     },
   },
 });
-
-function anchorOf(event: RunEvent): InboundAnchor {
-  const e = event as { messageId?: string; threadId?: string; ref?: string };
-  return {
-    messageId: e.messageId ?? '',
-    ...(e.threadId ? { threadId: e.threadId } : {}),
-    ...(e.ref ? { ref: e.ref } : {}),
-  };
-}
-
-function orphanReason(event: RunEvent, context: SpaceContext): string {
-  if (event.turnId === undefined) return 'event from a subagent without a turnId (never opens a thread)';
-  const record = context.turns[event.turnId];
-  if (!record) return `event for unknown turn ${event.turnId}`;
-  return `turn ${event.turnId} log degraded after repeated crashes`;
-}
-
-function crashNote(space: string, turnId: string): RunEvent {
-  return {
-    type: 'note',
-    space,
-    turnId,
-    level: 'warn',
-    text: `⚠️ The activity log of this turn stopped after an error it could not recover from; its remaining activity is posted here.`,
-  };
-}

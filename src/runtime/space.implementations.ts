@@ -4,12 +4,12 @@
  * deliveries (answers, cards, top-level entries) and the anchors it persists.
  */
 import { enqueueActions, type Snapshot, sendTo } from 'xstate';
-import type { DeliveryInput, DeliveryOutput } from '../../machines/delivery.machine.js';
+import type { DeliveryOutput } from '../../machines/delivery.machine.js';
 import {
   deadLetterReason,
-  deliveryChildId,
   MAX_WARNINGS,
   type SpaceContext,
+  spaceEventOf,
   type spaceMachine,
   takeSlot,
   turnActorId,
@@ -19,20 +19,29 @@ import {
 } from '../../machines/space.machine.js';
 import type { TurnInput, TurnLogItem } from '../../machines/turn.machine.js';
 import { normalizeOption, type RunEvent } from '../events/schema.js';
-import { routeEvent } from '../routing/route.js';
-import type { Destination } from '../routing/types.js';
 import type { TurnlogStore } from '../store/store.js';
 import { type FrameLine, proseFrame } from '../surfaces/frame.js';
-import type { ThreadAnchor } from '../surfaces/surface.js';
 import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
-import { escapedUnits, splitProse } from '../turnlog/split-prose.js';
 import { cardOf, isCardEvent } from './cards.js';
 import { type DeliveryImplementationDeps, provideDeliveryMachine } from './delivery.implementations.js';
 import { observed, type SnapshotListener } from './observed.js';
 import type { PendingAnswerSink } from './pending-answers.js';
 import { surfaceResolver } from './posting.js';
 import { restorable } from './restorable.js';
+import {
+  answerParts,
+  answersAfterEnd,
+  BATCHED_ENTRY_TYPES,
+  depthOf,
+  nextDelivery,
+  optionalClientId,
+  placeholderInput,
+  resolveAnchor,
+  restoredInput,
+  routeFor,
+  threadsOn,
+} from './space.decisions.js';
 import { provideStrayLogMachine } from './stray-log.implementations.js';
 import { provideTurnMachine } from './turn.implementations.js';
 
@@ -62,99 +71,6 @@ export interface SpaceImplementationDeps extends DeliveryImplementationDeps {
 }
 
 export type SpaceImplementations = Parameters<typeof spaceMachine.provide>[0];
-
-/** Event types a batch hands straight to a live turn's log (`space.events`). */
-const BATCHED_ENTRY_TYPES: ReadonlySet<RunEvent['type']> = new Set([
-  'tool_call',
-  'tool_result',
-  'assistant',
-  'subagent',
-  'note',
-  'command',
-]);
-
-/**
- * A live turn's answer whose `turn_ended` comes later in the same batch goes
- * right after that end (with the turn's other answers before it, in order):
- * the turn then books its final frame (✅) first and the answer takes the
- * channel's next slot, so a person sees the card finished before, not about a
- * second after, the answer (docs/events.md, "The answer and the final
- * frame"). Null when `head` is no such answer.
- */
-function answersAfterEnd(
-  context: SpaceContext,
-  head: RunEvent,
-  rest: readonly RunEvent[],
-): RunEvent[] | null {
-  const turnId = head.turnId;
-  if (head.type !== 'answer' || turnId === undefined || context.turns[turnId]?.mode !== 'live') return null;
-  const end = rest.findIndex((event) => event.type === 'turn_ended' && event.turnId === turnId);
-  if (end < 0) return null;
-  const before = rest.slice(0, end);
-  const isItsAnswer = (event: RunEvent) => event.type === 'answer' && event.turnId === turnId;
-  return [
-    ...before.filter((event) => !isItsAnswer(event)),
-    rest[end] as RunEvent,
-    head,
-    ...before.filter(isItsAnswer),
-    ...rest.slice(end + 1),
-  ];
-}
-
-/** Subagent nesting shown as indentation: the parent agent 0, a subagent 1, a nested one 2. */
-function depthOf(event: RunEvent): number {
-  const nested = event.parentSubagentId !== undefined ? 1 : 0;
-  // A subagent's own status line sits at its parent's level.
-  if (event.type === 'subagent') return nested;
-  return event.subagentId !== undefined ? 1 + nested : 0;
-}
-
-function routeFor(context: SpaceContext, event: RunEvent): Destination {
-  const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
-  const dm = context.settings.routing.dm === true || record?.dm === true;
-  return routeEvent(event, { ...context.settings.routing, dm });
-}
-
-/** The turn's anchor: the root the host named, or a recent inbound message it referred to. */
-function resolveAnchor(
-  context: SpaceContext,
-  event: Extract<RunEvent, { type: 'turn_started' }>,
-): { anchor: ThreadAnchor | null; reason?: string; header?: string } {
-  if (event.root) {
-    return {
-      anchor: {
-        rootMessageId: event.root.messageId,
-        ...(event.root.threadId ? { threadId: event.root.threadId } : {}),
-      },
-    };
-  }
-  if (event.rootRef) {
-    const found = [...context.anchors].reverse().find((a) => a.ref === event.rootRef);
-    if (found) {
-      return {
-        anchor: { rootMessageId: found.messageId, ...(found.threadId ? { threadId: found.threadId } : {}) },
-      };
-    }
-    return {
-      anchor: null,
-      reason: `root message ${event.rootRef} is not among the last ${context.settings.anchorCapacity} inbound messages`,
-      header: lostRootHeader(event),
-    };
-  }
-  if (event.title !== undefined && context.settings.jobs === 'header')
-    return { anchor: null, header: `🕒 ${event.title}` };
-  if (event.title !== undefined)
-    return { anchor: null, reason: 'a proactive turn (visibility.jobs: top-level)' };
-  return { anchor: null, reason: 'the turn has no root message', header: lostRootHeader(event) };
-}
-
-/**
- * The header a turn without its root message threads its log under: one
- * top-level message (one notification) instead of every log batch top-level.
- */
-function lostRootHeader(event: Extract<RunEvent, { type: 'turn_started' }>): string {
-  return `🧵 ${event.title ?? `Agent activity (turn ${event.turnId})`}`;
-}
 
 export function createSpaceImplementations(deps: SpaceImplementationDeps): SpaceImplementations {
   const restorableTurn = restorable(provideTurnMachine(deps));
@@ -213,7 +129,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
   };
 
   /**
-   * An event a `space.event` would only forward to a live turn's log: a
+   * An event a `space.entry` would only forward to a live turn's log: a
    * plain log entry type (no lifecycle, card or answer, which have
    * transitions of their own) routed to the thread log of a live turn.
    */
@@ -266,7 +182,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
     },
     actions: {
       startTurn: enqueueActions(({ context, enqueue }, params) => {
-        const event = params.event as Extract<RunEvent, { type: 'turn_started' }>;
+        const event = params.event;
         const turnId = event.turnId;
         const { anchor, reason, header } = resolveAnchor(context, event);
         const dm = event.dm === true || context.settings.routing.dm === true;
@@ -326,7 +242,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
             ...(following.length > 0 ? { following } : {}),
           });
         }
-        // The next event goes the way of a `space.event` (it may start or end a turn), the rest after it.
+        // The next event goes its own typed way (it may start or end a turn), the rest after it.
         const stop = events[next];
         if (stop === undefined) return;
         const rest = events.slice(next + 1);
@@ -335,7 +251,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           enqueue.raise({ type: 'space.events', events: reordered });
           return;
         }
-        enqueue.raise({ type: 'space.event', event: stop });
+        enqueue.raise(spaceEventOf(stop));
         if (rest.length > 0) enqueue.raise({ type: 'space.events', events: rest });
       }),
       // A stray: coalesced by the stray log, never a notifying message of its own.
@@ -418,11 +334,10 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
         enqueue.assign(delivery.assignment);
       }),
-      restoreTurns: enqueueActions(({ context, enqueue, event }) => {
-        if (event.type !== 'space.restore') return;
+      restoreTurns: enqueueActions(({ context, enqueue }, params) => {
         const turns = { ...context.turns };
         let turnSlots = context.turnSlots;
-        for (const restored of event.turns) {
+        for (const restored of params.turns) {
           // A turn restored again (it is live here already) replaces its actor in the same slot.
           let slot = turns[restored.turnId]?.slot ?? null;
           if (slot !== null) enqueue.stopChild(turnChildId(slot));
@@ -461,15 +376,22 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           turns: { ...context.turns, [params.turnId]: { ...record, restarts: record.restarts + 1 } },
         });
       }),
-      resumeAnswers: enqueueActions(({ context, enqueue, event }) => {
-        if (event.type !== 'space.restore' || !event.answers) return;
+      resumeAnswers: enqueueActions(({ context, enqueue }, params) => {
+        if (params.answers.length === 0) return;
         let current = context;
-        for (const input of event.answers) {
+        for (const input of params.answers) {
           const delivery = nextDelivery(current, input);
           enqueue.spawnChild('delivery', { id: delivery.id, input: delivery.input });
           current = { ...current, ...delivery.assignment };
         }
         enqueue.assign({ deliverySlots: current.deliverySlots, deliveries: current.deliveries });
+      }),
+      flush: enqueueActions(({ context, enqueue }, params) => {
+        for (const turnId of params.turnIds) {
+          if (context.turns[turnId]?.mode === 'live')
+            enqueue.sendTo(turnActorId(context, turnId), { type: 'turn.flush' });
+        }
+        if (params.strays) enqueue.sendTo('strays', { type: 'strays.flush' });
       }),
       recoverStrays: sendTo('strays', () => ({ type: 'strays.recover' as const, now: deps.now() })),
       persistAnchor: ({ context }, params) => {
@@ -486,7 +408,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         enqueue.assign(delivery.assignment);
       }),
       settleHostWrite: (_, params) => {
-        if (params.output.ticket !== undefined) deps.onHostWrite?.(params.output.ticket, params.output);
+        const { output } = params;
+        if (output?.ticket !== undefined) deps.onHostWrite?.(output.ticket, output);
       },
       deliverCardOutcome: enqueueActions(({ context, enqueue }, params) => {
         const delivery = nextDelivery(context, {
@@ -502,7 +425,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       }),
       registerCard: ({ context }, params) => {
         const { output } = params;
-        if (output.status !== 'delivered' || output.card === undefined) return;
+        if (output?.status !== 'delivered' || output.card === undefined) return;
         const { frame } = output.request;
         if (frame.kind !== 'card') return;
         const { messageId, threadId } = output.message;
@@ -525,6 +448,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       },
       recordDeliveryFailure: enqueueActions(({ context, enqueue }, params) => {
         const { output } = params;
+        if (output === null) return;
         if (output.status === 'failed' && output.edit !== undefined && output.errorKind === 'not-found') {
           // A person deleted the card: there is nothing left to show the outcome on (the action still counts).
           const warning = `${output.purpose} not shown: message ${output.edit.messageId} was deleted`;
@@ -549,47 +473,4 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       }),
     },
   };
-}
-
-/** An answer's parts; text with nothing to show stays one part (the platform refuses it, and that is reported). */
-function answerParts(text: string, maxChars: number): string[] {
-  if (!Number.isFinite(maxChars)) return [text];
-  // Sized for the text as it is sent: an escaped `&` (Slack's `&amp;`) is five characters, not one.
-  const parts = splitProse(text, maxChars, escapedUnits);
-  return parts.length > 0 ? parts : [text];
-}
-
-/** The next delivery child: the lowest free slot (`delivery:<slot>`) and the context that takes it. */
-function nextDelivery(context: SpaceContext, input: DeliveryInput) {
-  const { slot, slots } = takeSlot(context.deliverySlots, input.purpose);
-  return {
-    id: deliveryChildId(slot),
-    input,
-    assignment: { deliverySlots: slots, deliveries: context.deliveries + 1 },
-  };
-}
-
-const threadsOn = (context: SpaceContext): boolean =>
-  context.settings.routing.threads && context.settings.routing.threadsDisabled !== true;
-
-const optionalClientId = (clientId: string | undefined) => (clientId ? { clientId } : {});
-
-/** Input of a turn restored from a snapshot: only used when the snapshot cannot be read. */
-function placeholderInput(context: SpaceContext, turnId: string): TurnInput {
-  return { turnId, space: context.space, anchor: null, settings: context.settings.turn };
-}
-
-function restoredInput(snapshot: unknown): TurnInput | undefined {
-  const ctx = (
-    snapshot as {
-      context?: {
-        turnId?: string;
-        space?: string;
-        anchor?: ThreadAnchor | null;
-        settings?: TurnInput['settings'];
-      };
-    }
-  )?.context;
-  if (!ctx?.turnId || !ctx.space || !ctx.settings) return undefined;
-  return { turnId: ctx.turnId, space: ctx.space, anchor: ctx.anchor ?? null, settings: ctx.settings };
 }

@@ -12,9 +12,10 @@ import {
   SimulatedClock,
   type Snapshot,
 } from 'xstate';
-import { spaceMachine } from '../../machines/space.machine.js';
+import { spaceEventOf, spaceMachine } from '../../machines/space.machine.js';
 import type { TurnContext } from '../../machines/turn.machine.js';
 import { resolveConfig } from '../../src/config.js';
+import type { RunEvent } from '../../src/events/schema.js';
 import { restorable } from '../../src/runtime/restorable.js';
 import { createSpaceImplementations } from '../../src/runtime/space.implementations.js';
 import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
@@ -64,6 +65,6 @@ export function startCrashingSpace(crashingTurn: string, error: string) {
   ).start();
   let seq = 0;
   const send = (event: Record<string, unknown>) =>
-    space.send({ type: 'space.event', event: { space: SPACE, seq: ++seq, ...event } as never });
+    space.send(spaceEventOf({ space: SPACE, seq: ++seq, ...event } as RunEvent));
   return { clock, surface, space, send, warnings };
 }

@@ -118,9 +118,10 @@ describe('space supervisor: child ids reused per space', () => {
     expect(context.turnSlots).toEqual([]);
     expect(context.deliverySlots).toEqual([]);
     // The state nodes' per-event-type memo grows with the distinct types the space receives:
-    // `space.event` plus a done event per slot, not one per finished turn and delivery.
+    // The four typed run events (`space.inbound`, `.turnStarted`, `.entry`, `.turnEnded`) plus a
+    // done event per slot, not one per finished turn and delivery.
     const types = [...(seen.spaceEventTypes.get(spaceChildId(SPACE)) ?? [])];
-    expect(types.length).toBeLessThanOrEqual(2 + 2 * CONCURRENT);
+    expect(types.length).toBeLessThanOrEqual(4 + 2 * CONCURRENT);
     expect(types.filter((t) => t.startsWith('xstate.done.actor.turn:')).sort()).toEqual(
       turnIds.map((id) => `xstate.done.actor.${id}`),
     );

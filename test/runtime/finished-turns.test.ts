@@ -113,7 +113,7 @@ describe('runtime: finished turns leave no children behind', () => {
       }),
       { clock, input: { space: SPACE, settings: spaceSettingsFor(resolveConfig({}), SPACE) } },
     ).start();
-    space.send({ type: 'space.event', event: { type: 'answer', space: SPACE, turnId: 'X1', text: 'hi' } });
+    space.send({ type: 'space.entry', event: { type: 'answer', space: SPACE, turnId: 'X1', text: 'hi' } });
     expect(perTurnChildren(space.getSnapshot().children)).toEqual(['delivery:0']);
     await vi.waitFor(() => expect(space.getSnapshot().context.warnings).toHaveLength(1), { timeout: 5000 });
 

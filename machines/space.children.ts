@@ -1,0 +1,130 @@
+/**
+ * The space supervisor's children (machines/space.machine.ts): slot-reusing
+ * child ids for turns and deliveries, and what a finished delivery leaves
+ * behind (dead letters). Pure functions over the space's context.
+ */
+
+import type { RunEvent, RunEventOf } from '../src/events/schema.js';
+import { plainText } from '../src/surfaces/frame.js';
+import type { DeliveryOutput } from './delivery.machine.js';
+import type { InboundAnchor, SpaceContext, SpaceDeadLetter } from './space.types.js';
+
+/** Bounded lists in context: a space lives for the life of the process. */
+export const MAX_WARNINGS = 100;
+export const MAX_DEAD_LETTERS = 1000;
+
+export const turnChildId = (slot: number): string => `turn:${slot}`;
+export const deliveryChildId = (slot: number): string => `delivery:${slot}`;
+
+/** The id of the child an `xstate.done.actor.<id>` / `xstate.error.actor.<id>` event is about. */
+export const childIdOf = (eventType: string): string =>
+  eventType.replace(/^xstate\.(?:done|error)\.actor\./, '');
+
+/** The slot of a `turn:<slot>` / `delivery:<slot>` child an actor event is about; null for another child. */
+export function childSlot(eventType: string, kind: 'turn' | 'delivery'): number | null {
+  const m = /^xstate\.(?:done|error)\.actor\.(turn|delivery):(\d+)$/.exec(eventType);
+  return m && m[1] === kind ? Number(m[2]) : null;
+}
+
+/** The turn whose actor an actor event is about, or undefined (a delivery, or a slot no turn holds). */
+export function turnOfChild(context: SpaceContext, eventType: string): string | undefined {
+  const slot = childSlot(eventType, 'turn');
+  return slot === null ? undefined : (context.turnSlots[slot] ?? undefined);
+}
+
+/** The child id of a turn's actor; a turn without one (unknown, crashed for good) is a bug in the caller. */
+export function turnActorId(context: SpaceContext, turnId: string): string {
+  const slot = context.turns[turnId]?.slot;
+  if (slot === null || slot === undefined) {
+    throw new Error(
+      `space ${context.space}: turn ${turnId} has no actor (it is unknown or crashed for good)`,
+    );
+  }
+  return turnChildId(slot);
+}
+
+/** Takes the lowest free slot for `holder`. */
+export function takeSlot(
+  slots: readonly (string | null)[],
+  holder: string,
+): { slot: number; slots: (string | null)[] } {
+  const free = slots.indexOf(null);
+  const slot = free === -1 ? slots.length : free;
+  const next = [...slots];
+  next[slot] = holder;
+  return { slot, slots: next };
+}
+
+/** Frees a slot (free slots at the end are dropped: the list is as long as the highest slot in use). */
+export function releaseSlot(slots: readonly (string | null)[], slot: number): (string | null)[] {
+  const next = [...slots];
+  if (slot < next.length) next[slot] = null;
+  while (next.length > 0 && next[next.length - 1] === null) next.pop();
+  return next;
+}
+
+/** The dead letters with a failed delivery's added (a delivered one adds nothing). */
+export function withDeadLetter(context: SpaceContext, output: DeliveryOutput, at: number): SpaceDeadLetter[] {
+  if (output.status !== 'failed') return context.deadLetters;
+  return [
+    ...context.deadLetters,
+    { at, reason: deadLetterReason(output), text: undeliveredText(output) },
+  ].slice(-MAX_DEAD_LETTERS);
+}
+
+/** A failed delivery's reason, naming the parts after the refused one that were never sent. */
+export function deadLetterReason(output: Extract<DeliveryOutput, { status: 'failed' }>): string {
+  const unsent = output.unsent?.length ?? 0;
+  const after = unsent > 0 ? ` (and the ${unsent} part${unsent === 1 ? '' : 's'} after it, not sent)` : '';
+  return `${output.purpose}: ${output.error}${after}`;
+}
+
+/** What a failed delivery did not deliver: the refused message and the parts after it, none lost. */
+export function undeliveredText(output: Extract<DeliveryOutput, { status: 'failed' }>): string {
+  return [plainText(output.request.frame), ...(output.unsent ?? [])].join('\n\n');
+}
+
+/**
+ * What a `delivery:<slot>` child finished with. The done event of a spawned
+ * child carries `output: unknown`; a delivery machine's output is checked
+ * here, so the space never takes another child's output for one.
+ */
+export function isDeliveryOutput(value: unknown): value is DeliveryOutput {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'status' in value &&
+    (value.status === 'delivered' || value.status === 'failed') &&
+    'purpose' in value &&
+    'request' in value
+  );
+}
+
+export const deliveryOutputOf = (output: unknown): DeliveryOutput | null =>
+  isDeliveryOutput(output) ? output : null;
+
+export function anchorOf(event: RunEventOf<'inbound'>): InboundAnchor {
+  return {
+    messageId: event.messageId,
+    ...(event.threadId ? { threadId: event.threadId } : {}),
+    ...(event.ref ? { ref: event.ref } : {}),
+  };
+}
+
+export function orphanReason(event: RunEvent, context: SpaceContext): string {
+  if (event.turnId === undefined) return 'event from a subagent without a turnId (never opens a thread)';
+  const record = context.turns[event.turnId];
+  if (!record) return `event for unknown turn ${event.turnId}`;
+  return `turn ${event.turnId} log degraded after repeated crashes`;
+}
+
+/** The top-level note a turn that crashed for good leaves in its space. */
+export function crashNote(space: string, turnId: string): RunEvent {
+  return {
+    type: 'note',
+    space,
+    turnId,
+    level: 'warn',
+    text: `⚠️ The activity log of this turn stopped after an error it could not recover from; its remaining activity is posted here.`,
+  };
+}
