@@ -12,14 +12,35 @@
  * prefix of them, and a crash loses at most the current tick's writes. Bounds
  * are those of the memory store, oldest rows pruned first. One process owns a
  * database file.
+ *
+ * The file and its statements are in sqlite-schema.ts, the rows and their
+ * JSON in sqlite-rows.ts.
  */
-import Database from 'better-sqlite3';
 import type { Action, NewAction } from '../actions/types.js';
 import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
 import { MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory.js';
-import { assertKnownVersion, migrate, SQLITE_MIGRATIONS, storeLabel } from './migrations.js';
+import { storeLabel } from './migrations.js';
 import { createSqliteOutbox } from './outbox-sqlite.js';
+import {
+  type AnswerPartRow,
+  type CardRow,
+  type EventRow,
+  fromLiveRow,
+  fromSummaryRow,
+  type LiveTurnRow,
+  nonNegative,
+  type RefRow,
+  refOf,
+  type SerializedStrayLog,
+  type SerializedTurn,
+  type StrayLogRow,
+  type SummaryRow,
+  serializeEvent,
+  serializeStrayLog,
+  serializeTurn,
+} from './sqlite-rows.js';
+import { openDatabase, prepareStatements } from './sqlite-schema.js';
 import type {
   CardClaim,
   CardRecord,
@@ -94,72 +115,6 @@ export interface SqliteStore extends TurnlogStore {
   close(): void;
 }
 
-interface LiveTurnRow {
-  turn_id: string;
-  space: string;
-  snapshot: string;
-  updated_at: number;
-}
-
-interface SummaryRow {
-  turn_id: string;
-  space: string;
-  state: string;
-  outcome: string | null;
-  degraded: number;
-  log_messages: string;
-  entries: number;
-  dead_letters: number;
-  ended_at: number;
-}
-
-type SerializedTurn = { turnId: string; space: string; snapshot: string; updatedAt: number };
-
-/** A stray log row to write; null snapshot: delete the space's row. */
-type SerializedStrayLog =
-  | { space: string; snapshot: string; updatedAt: number }
-  | { space: string; snapshot: null };
-
-interface StrayLogRow {
-  space: string;
-  snapshot: string;
-  updated_at: number;
-}
-
-interface AnswerPartRow {
-  space: string;
-  answer_key: string;
-  part: number;
-  parts: number;
-  turn_id: string | null;
-  thread: string | null;
-  text: string;
-  saved_at: number;
-}
-
-interface EventRow {
-  /** The event's turnId, or `space:<space>` for events outside a turn. */
-  stream: string;
-  seq: number | null;
-  type: string;
-  space: string;
-  at: number | null;
-  json: string;
-}
-
-interface CardRow {
-  record: string;
-  claim: string | null;
-}
-
-interface RefRow {
-  message_id: string;
-  thread_id: string | null;
-}
-
-/** The key of an event's run record: its turn, or its space for events outside a turn. */
-const streamOf = (event: RunEvent): string => event.turnId ?? `space:${event.space}`;
-
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { path } = options;
   if (typeof path !== 'string' || path.length === 0) {
@@ -192,35 +147,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (n > limit) s.deleteOldest[table].run(n - limit);
   };
 
-  const serializeTurn = (turn: PersistedTurn): SerializedTurn => {
-    let snapshot: string | undefined;
-    try {
-      snapshot = JSON.stringify(turn.snapshot);
-    } catch (error) {
-      throw new TypeError(
-        `${prefix} the snapshot of turn ${turn.turnId} is not JSON: ${(error as Error).message}`,
-      );
-    }
-    if (typeof snapshot !== 'string')
-      throw new TypeError(`${prefix} the snapshot of turn ${turn.turnId} is not JSON`);
-    return { turnId: turn.turnId, space: turn.space, snapshot, updatedAt: turn.updatedAt };
-  };
-
-  const serializeStrayLog = (space: string, log: PersistedStrayLog | null): SerializedStrayLog => {
-    if (log === null) return { space, snapshot: null };
-    let snapshot: string | undefined;
-    try {
-      snapshot = JSON.stringify(log.snapshot);
-    } catch (error) {
-      throw new TypeError(
-        `${prefix} the stray log of space ${space} is not JSON: ${(error as Error).message}`,
-      );
-    }
-    if (typeof snapshot !== 'string')
-      throw new TypeError(`${prefix} the stray log of space ${space} is not JSON`);
-    return { space, snapshot, updatedAt: log.updatedAt };
-  };
-
   const writeStrayLog = (row: SerializedStrayLog) => {
     if (row.snapshot === null) s.deleteStrayLog.run(row.space);
     else s.upsertStrayLog.run(row);
@@ -242,19 +168,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       text: part.text,
       savedAt: part.savedAt,
     });
-  };
-
-  const serializeEvent = (event: RunEvent): EventRow => {
-    const json = JSON.stringify(event);
-    if (typeof json !== 'string') throw new TypeError(`${prefix} the ${event.type} event is not JSON`);
-    return {
-      stream: streamOf(event),
-      seq: event.seq ?? null,
-      type: event.type,
-      space: event.space,
-      at: event.at ?? null,
-      json,
-    };
   };
 
   /** Appends one event to its run record and prunes the record (and the oldest records) to the bounds. */
@@ -299,7 +212,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     for (const turn of turns) {
       // One unserializable snapshot must not hold back the others: it is reported and dropped.
       try {
-        rows.push(serializeTurn(turn));
+        rows.push(serializeTurn(prefix, turn));
       } catch (error) {
         reportWriteError(error as Error);
       }
@@ -307,7 +220,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     const strayRows: SerializedStrayLog[] = [];
     for (const [space, log] of strayLogs) {
       try {
-        strayRows.push(serializeStrayLog(space, log));
+        strayRows.push(serializeStrayLog(prefix, space, log));
       } catch (error) {
         reportWriteError(error as Error);
       }
@@ -373,13 +286,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return { first: false, claim: JSON.parse(row.claim) as CardClaim };
   });
 
-  const fromLiveRow = (row: LiveTurnRow): PersistedTurn => ({
-    turnId: row.turn_id,
-    space: row.space,
-    snapshot: JSON.parse(row.snapshot),
-    updatedAt: row.updated_at,
-  });
-
   /**
    * Runs one store operation on the open database, after committing what is
    * pending unless the operation is itself a buffered write (so reads see
@@ -408,7 +314,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       'saveTurn',
       (turn: PersistedTurn) => {
         if (perTick) pending.putTurn(turn);
-        else s.upsertTurn.run(serializeTurn(turn));
+        else s.upsertTurn.run(serializeTurn(prefix, turn));
       },
       true,
     ),
@@ -423,7 +329,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       'saveStrayLog',
       (log: PersistedStrayLog) => {
         if (perTick) pending.putStrayLog(log.space, log);
-        else writeStrayLog(serializeStrayLog(log.space, log));
+        else writeStrayLog(serializeStrayLog(prefix, log.space, log));
       },
       true,
     ),
@@ -492,7 +398,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     appendEvent: guarded(
       'appendEvent',
       (event: RunEvent) => {
-        const row = serializeEvent(event);
+        const row = serializeEvent(prefix, event);
         if (perTick) pending.appendEvent(row);
         else appendEventNow(row);
       },
@@ -556,147 +462,4 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
     },
   };
-}
-
-function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(path, { timeout: busyTimeoutMs });
-    // Refuse a newer schema before the journal mode (persistent in the file) is changed.
-    assertKnownVersion(db, path, SQLITE_MIGRATIONS);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    migrate(db, path, SQLITE_MIGRATIONS);
-    return db;
-  } catch (error) {
-    db?.close();
-    const message = (error as Error).message;
-    // Errors of our own already name the path.
-    if (message.startsWith(`${storeLabel(path)}:`)) throw error;
-    throw new Error(`${storeLabel(path)}: cannot open the database: ${message}`, { cause: error });
-  }
-}
-
-function prepareStatements(db: Database.Database) {
-  const oldestFirst = (table: string) =>
-    db.prepare(`DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} ORDER BY id LIMIT ?)`);
-  return {
-    upsertTurn: db.prepare(
-      `INSERT INTO live_turns (turn_id, space, snapshot, updated_at)
-       VALUES (@turnId, @space, @snapshot, @updatedAt)
-       ON CONFLICT (turn_id) DO UPDATE SET
-         space = excluded.space, snapshot = excluded.snapshot, updated_at = excluded.updated_at`,
-    ),
-    selectTurn: db.prepare('SELECT * FROM live_turns WHERE turn_id = ?'),
-    selectLiveTurns: db.prepare('SELECT * FROM live_turns ORDER BY rowid'),
-    deleteTurn: db.prepare('DELETE FROM live_turns WHERE turn_id = ?'),
-    upsertStrayLog: db.prepare(
-      `INSERT INTO stray_logs (space, snapshot, updated_at) VALUES (@space, @snapshot, @updatedAt)
-       ON CONFLICT (space) DO UPDATE SET snapshot = excluded.snapshot, updated_at = excluded.updated_at`,
-    ),
-    deleteStrayLog: db.prepare('DELETE FROM stray_logs WHERE space = ?'),
-    selectStrayLogs: db.prepare('SELECT space, snapshot, updated_at FROM stray_logs ORDER BY rowid'),
-    upsertAnswerPart: db.prepare(
-      `INSERT INTO answer_parts (space, answer_key, part, parts, turn_id, thread, text, saved_at)
-       VALUES (@space, @key, @part, @parts, @turnId, @thread, @text, @savedAt)
-       ON CONFLICT (space, answer_key, part) DO UPDATE SET
-         parts = excluded.parts, turn_id = excluded.turn_id, thread = excluded.thread,
-         text = excluded.text, saved_at = excluded.saved_at`,
-    ),
-    deleteAnswerPart: db.prepare('DELETE FROM answer_parts WHERE space = ? AND answer_key = ? AND part = ?'),
-    selectAnswerParts: db.prepare('SELECT * FROM answer_parts ORDER BY rowid'),
-    upsertSummary: db.prepare(
-      `INSERT OR REPLACE INTO turn_summaries
-         (turn_id, space, state, outcome, degraded, log_messages, entries, dead_letters, ended_at)
-       VALUES (@turnId, @space, @state, @outcome, @degraded, @logMessages, @entries, @deadLetters, @endedAt)`,
-    ),
-    selectSummary: db.prepare('SELECT * FROM turn_summaries WHERE turn_id = ?'),
-    insertAnchor: db.prepare('INSERT INTO anchors (space, message_id, thread_id, ref) VALUES (?, ?, ?, ?)'),
-    pruneAnchors: db.prepare(
-      `DELETE FROM anchors WHERE space = ? AND id < (
-         SELECT min(id) FROM (SELECT id FROM anchors WHERE space = ? ORDER BY id DESC LIMIT ?))`,
-    ),
-    selectAnchors: db.prepare(
-      'SELECT message_id, thread_id, ref FROM anchors WHERE space = ? ORDER BY id DESC LIMIT ?',
-    ),
-    insertEvent: db.prepare(
-      'INSERT INTO events (turn_id, seq, type, space, at, event) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
-    selectEvents: db.prepare('SELECT event FROM events WHERE turn_id = ? ORDER BY seq, id'),
-    deleteOldestEvents: db.prepare(
-      `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE turn_id = ? ORDER BY seq, id LIMIT ?)`,
-    ),
-    deleteStreamEvents: db.prepare('DELETE FROM events WHERE turn_id = ?'),
-    growStream: db.prepare(
-      'UPDATE event_streams SET events = events + 1, last_event = ? WHERE turn_id = ? RETURNING events',
-    ),
-    insertStream: db.prepare('INSERT INTO event_streams (turn_id, events, last_event) VALUES (?, 1, ?)'),
-    setStreamSize: db.prepare('UPDATE event_streams SET events = ? WHERE turn_id = ?'),
-    countStreams: db.prepare('SELECT count(*) AS n FROM event_streams'),
-    // A live turn's record is never pruned: its seq and eventIds resume from it after a restart.
-    oldestStreams: db.prepare(
-      'SELECT turn_id FROM event_streams WHERE turn_id NOT IN (SELECT turn_id FROM live_turns) ORDER BY last_event LIMIT ?',
-    ),
-    deleteStream: db.prepare('DELETE FROM event_streams WHERE turn_id = ?'),
-    insertDeadLetter: db.prepare(
-      'INSERT INTO dead_letters (at, source, reason, payload) VALUES (?, ?, ?, ?)',
-    ),
-    selectDeadLetters: db.prepare(
-      'SELECT at, source, reason, payload FROM dead_letters ORDER BY id DESC LIMIT ?',
-    ),
-    replacePost: db.prepare(
-      'INSERT OR REPLACE INTO posts (client_id, message_id, thread_id) VALUES (?, ?, ?)',
-    ),
-    selectPost: db.prepare('SELECT message_id, thread_id FROM posts WHERE client_id = ?'),
-    upsertSpaceSettings: db.prepare(
-      'INSERT INTO space_settings (space, settings) VALUES (?, ?) ON CONFLICT (space) DO UPDATE SET settings = excluded.settings',
-    ),
-    deleteSpaceSettings: db.prepare('DELETE FROM space_settings WHERE space = ?'),
-    selectSpaceSettings: db.prepare('SELECT space, settings FROM space_settings ORDER BY space'),
-    upsertCard: db.prepare(
-      'INSERT INTO cards (space, message_id, record) VALUES (?, ?, ?) ON CONFLICT (space, message_id) DO UPDATE SET record = excluded.record',
-    ),
-    selectCard: db.prepare('SELECT record, claim FROM cards WHERE space = ? AND message_id = ?'),
-    claimCard: db.prepare('UPDATE cards SET claim = ? WHERE space = ? AND message_id = ? AND claim IS NULL'),
-    count: {
-      cards: db.prepare('SELECT count(*) AS n FROM cards'),
-      turn_summaries: db.prepare('SELECT count(*) AS n FROM turn_summaries'),
-      dead_letters: db.prepare('SELECT count(*) AS n FROM dead_letters'),
-      posts: db.prepare('SELECT count(*) AS n FROM posts'),
-    },
-    deleteOldest: {
-      cards: oldestFirst('cards'),
-      turn_summaries: db.prepare(
-        'DELETE FROM turn_summaries WHERE rowid IN (SELECT rowid FROM turn_summaries ORDER BY rowid LIMIT ?)',
-      ),
-      dead_letters: oldestFirst('dead_letters'),
-      posts: oldestFirst('posts'),
-    },
-  };
-}
-
-function fromSummaryRow(row: SummaryRow): TurnSummary {
-  return {
-    turnId: row.turn_id,
-    space: row.space,
-    state: row.state,
-    outcome: row.outcome,
-    degraded: row.degraded === 1,
-    logMessages: JSON.parse(row.log_messages),
-    entries: row.entries,
-    deadLetters: row.dead_letters,
-    endedAt: row.ended_at,
-  };
-}
-
-const refOf = (row: RefRow): PostedMessage => ({
-  messageId: row.message_id,
-  ...(row.thread_id !== null ? { threadId: row.thread_id } : {}),
-});
-
-function nonNegative(what: string, limit: number): number {
-  if (!Number.isInteger(limit) || limit < 0) {
-    throw new RangeError(`${what}: limit must be a non-negative integer, got ${String(limit)}`);
-  }
-  return limit;
 }
