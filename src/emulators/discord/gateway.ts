@@ -12,21 +12,25 @@
  *
  * An interaction must be answered (`POST /interactions/{id}/{token}/callback`)
  * within {@link DiscordGatewayOptions.interactionTimeoutMs} (Discord: 3 s);
- * later it is unknown (10062), as on Discord.
+ * later it is unknown (10062), as on Discord (gateway-interactions.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createDeflate, type Deflate, constants as zlibConstants } from 'node:zlib';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
-import { EmulatorInputError, type StoredMessage } from '../core/index.js';
+import type { StoredMessage } from '../core/index.js';
 import type { ClickInput, ClickResult } from '../core/platform-handler.js';
 import type { BotUser } from './apps.js';
-import { ChannelType, DEFAULT_PERSON_ID, type ResolvedChannel, spaceOf } from './channels.js';
-import { componentButtons } from './components.js';
+import { ChannelType, type ResolvedChannel } from './channels.js';
+import {
+  createInteractionDesk,
+  INTERACTION_DEADLINE_MS,
+  type InteractionAnswer,
+  type PendingInteraction,
+} from './gateway-interactions.js';
 import {
   announcement,
-  buttonInteractionPayload,
   channelOfMessage,
   channelsToAnnounce,
   GatewayClose,
@@ -38,20 +42,22 @@ import {
   PRIVILEGED_INTENTS,
   readyPayload,
 } from './gateway-payloads.js';
-import { type DiscordWorld, messageData } from './world.js';
+import type { DiscordWorld } from './world.js';
+
+// The interactions' public names, importable from here as before.
+export {
+  INTERACTION_DEADLINE_MS,
+  type InteractionAnswer,
+  type PendingInteraction,
+} from './gateway-interactions.js';
 
 export const GATEWAY_PATH = '/gateway';
 /** Discord's usual HELLO interval (ms). */
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 41_250;
-/** "you must send an initial response within 3 seconds of receiving the event" (receiving-and-responding). */
-export const INTERACTION_DEADLINE_MS = 3_000;
 /** Dispatches kept per session for a RESUME to replay. */
 const REPLAY_LIMIT = 1_000;
 /** Sessions kept for a RESUME after their connection dropped; the oldest are forgotten past this. */
 const SESSION_LIMIT = 100;
-/** Interactions remembered after their answer or deadline (for 40060 / 10062). */
-const INTERACTION_MEMORY = 1_000;
-
 export interface DiscordGatewayOptions {
   /** The bot tokens Discord knows (others: 401 on REST `/gateway/bot`, 4004 on IDENTIFY). Default: any non-empty token. */
   tokens?: readonly string[];
@@ -77,26 +83,6 @@ export interface GatewaySessionView {
   connected: boolean;
   /** Heartbeats acked on its connections (before IDENTIFY or RESUME they count for no session). */
   heartbeats: number;
-}
-
-export interface InteractionAnswer {
-  type: number;
-  /** The reply's text (type 4). */
-  content?: string;
-  ephemeral: boolean;
-  status: number;
-}
-
-/** An interaction sent to a bot, waiting for (or done with) its callback. */
-export interface PendingInteraction {
-  id: string;
-  token: string;
-  appId: string;
-  space: string;
-  thread: string | null;
-  messageId: string;
-  state: 'waiting' | 'answered' | 'expired';
-  answer?: InteractionAnswer;
 }
 
 export interface DiscordGateway {
@@ -143,30 +129,37 @@ interface Connection {
   queue: Promise<void>;
 }
 
-interface Waiting {
-  pending: PendingInteraction;
-  resolve(result: ClickResult): void;
-  timer: NodeJS.Timeout;
-}
-
-const token = () => randomBytes(32).toString('base64url');
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function createDiscordGateway(opts: DiscordGatewayOptions = {}): DiscordGateway {
   const heartbeatInterval = opts.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
-  const interactionTimeout = opts.interactionTimeoutMs ?? INTERACTION_DEADLINE_MS;
   const tokens = opts.tokens ? new Set(opts.tokens) : null;
   const sessions = new Map<string, Session>();
   const connections = new Set<Connection>();
-  const interactions = new Map<string, PendingInteraction>();
-  const waiting = new Map<string, Waiting>();
   let wss: WebSocketServer | null = null;
   let gatewayUrl: string | null = null;
   let world: DiscordWorld | null = null;
   let detachUpgrade: (() => void) | null = null;
+
+  const desk = createInteractionDesk({
+    timeoutMs: opts.interactionTimeoutMs ?? INTERACTION_DEADLINE_MS,
+    targetFor(botId) {
+      // Discord sends the interaction to the app whose message it is, on its newest connection.
+      const session = live()
+        .reverse()
+        .find((candidate) => candidate.bot.id === botId);
+      if (!session) return undefined;
+      return {
+        bot: session.bot,
+        async deliver(current, channel, t, d) {
+          await announce(session, current, channel);
+          await dispatch(session, t, d);
+        },
+      };
+    },
+  });
 
   const acceptsToken = (value: string) => value !== '' && (tokens === null || tokens.has(value));
 
@@ -377,22 +370,6 @@ export function createDiscordGateway(opts: DiscordGatewayOptions = {}): DiscordG
     });
   }
 
-  function settle(id: string, result: ClickResult): void {
-    const entry = waiting.get(id);
-    if (!entry) return;
-    waiting.delete(id);
-    clearTimeout(entry.timer);
-    entry.resolve(result);
-  }
-
-  function keep(pending: PendingInteraction): void {
-    interactions.set(pending.id, pending);
-    if (interactions.size > INTERACTION_MEMORY) {
-      const oldest = [...interactions.values()].find((entry) => entry.state !== 'waiting');
-      if (oldest) interactions.delete(oldest.id);
-    }
-  }
-
   return {
     attach(server, attachedWorld, origin) {
       world = attachedWorld;
@@ -416,7 +393,7 @@ export function createDiscordGateway(opts: DiscordGatewayOptions = {}): DiscordG
     async detach() {
       detachUpgrade?.();
       detachUpgrade = null;
-      for (const id of [...waiting.keys()]) settle(id, { delivered: false, status: 0 });
+      desk.settleAll();
       const closing = [...connections].map(
         (connection) =>
           new Promise<void>((resolve) => {
@@ -449,72 +426,9 @@ export function createDiscordGateway(opts: DiscordGatewayOptions = {}): DiscordG
         );
       }
     },
-    async click(current, input) {
-      const message = current.ctx.store.get(input.messageId)!;
-      if (message.deleted) {
-        throw new EmulatorInputError(`message ${input.messageId} was deleted: its buttons are gone`, 404);
-      }
-      const buttons = componentButtons(messageData(message).components ?? []);
-      if (buttons.length === 0) throw new EmulatorInputError(`message ${input.messageId} has no buttons`);
-      if (!buttons.some((button) => button.action === input.action)) {
-        throw new EmulatorInputError(
-          `message ${input.messageId} has no button ${JSON.stringify(input.action)}; its buttons: ${buttons
-            .map((button) => button.action)
-            .join(', ')}`,
-          404,
-        );
-      }
-      const channel = channelOfMessage(current, message);
-      // Discord sends the interaction to the app whose message it is, on its newest connection.
-      const session = live()
-        .reverse()
-        .find((candidate) => candidate.bot.id === message.author.id);
-      if (!channel || !session) return { delivered: false, status: 0 };
-      const pending: PendingInteraction = {
-        id: current.newId(),
-        token: `aW50ZXJhY3Rpb246${token()}`,
-        appId: session.bot.id,
-        space: spaceOf(channel),
-        thread: channel.type === ChannelType.PublicThread ? channel.id : null,
-        messageId: message.id,
-        state: 'waiting',
-      };
-      keep(pending);
-      const result = new Promise<ClickResult>((resolve) => {
-        const timer = setTimeout(() => {
-          pending.state = 'expired';
-          settle(pending.id, { delivered: false, status: 0 });
-        }, interactionTimeout);
-        waiting.set(pending.id, { pending, resolve, timer });
-      });
-      await announce(session, current, channel);
-      await dispatch(
-        session,
-        'INTERACTION_CREATE',
-        buttonInteractionPayload({
-          world: current,
-          id: pending.id,
-          token: pending.token,
-          app: session.bot,
-          message,
-          channel,
-          customId: input.action,
-          person: input.user ?? defaultPerson(channel),
-          at: current.ctx.now(),
-        }),
-      );
-      return result;
-    },
-    interaction: (id) => interactions.get(id),
-    answer(pending, answer) {
-      pending.state = 'answered';
-      pending.answer = answer;
-      settle(pending.id, {
-        delivered: true,
-        status: answer.status,
-        ...(answer.content === undefined ? {} : { reply: answer.content }),
-      });
-    },
+    click: desk.click,
+    interaction: desk.interaction,
+    answer: desk.answer,
     sessions: () =>
       [...sessions.values()].map((session) => ({
         sessionId: session.id,
@@ -529,9 +443,4 @@ export function createDiscordGateway(opts: DiscordGatewayOptions = {}): DiscordG
       for (const connection of connections) connection.socket.terminate();
     },
   };
-}
-
-/** The person pressing when the click names none: a DM's other end, else Discord's example user. */
-function defaultPerson(channel: ResolvedChannel): string {
-  return channel.type === ChannelType.DM ? channel.recipientId : DEFAULT_PERSON_ID;
 }
