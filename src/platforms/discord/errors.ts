@@ -20,6 +20,7 @@
  * The caller's abort is not mapped: it stays an `AbortError`.
  */
 import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';
+import { RateLimitedError } from '../../budget/rate-limiter.js';
 import { SurfaceError } from '../../surfaces/surface.js';
 
 /** Discord's JSON error codes the surface acts on. */
@@ -63,7 +64,7 @@ export class DiscordWritesStoppedError extends SurfaceError {
 }
 
 /** A 429 (Discord's or the client's own), with what the invalid-request guard needs to know. */
-export class DiscordRateLimitedError extends SurfaceError {
+export class DiscordRateLimitedError extends RateLimitedError {
   constructor(
     message: string,
     retryAfterMs: number,
@@ -71,7 +72,7 @@ export class DiscordRateLimitedError extends SurfaceError {
     readonly global: boolean,
     cause: unknown,
   ) {
-    super('rate-limited', message, { status: 429, code: scope, retryAfterMs, cause });
+    super(message, retryAfterMs, { status: 429, code: scope, cause });
   }
 }
 

@@ -21,7 +21,6 @@ export {
   createInvalidRequestGuard,
   createRateLimitTracker,
   type InvalidRequestGuard,
-  type RateLimitHandler,
   type RateLimitTracker,
 } from './rate-limits.js';
 export { DISCORD_LIMITS, type LogStyle, renderFrame, STATE_COLORS } from './render.js';

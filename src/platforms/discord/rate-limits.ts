@@ -12,9 +12,10 @@
  * - besides, a bot may make about 50 requests per second in all.
  *
  * {@link createRateLimitTracker} keeps that state per bucket, on an injected
- * clock, and answers how long to wait before the next call on a route: the
- * budget consults it and the surface refuses a call that would be refused
- * anyway, so no request is spent on a known 429. It is the strategy
+ * clock, and answers how long to wait before the next call on a route: it is
+ * Discord's implementation of the budget's RateLimiter (keyed by route), so
+ * the budget consults it and the surface refuses a call that would be
+ * refused anyway, so no request is spent on a known 429. It is the strategy
  * discord.js keeps inside its own handlers, lifted out so the waits are
  * visible to the caller (`rejectOnRateLimit`) instead of queued out of sight.
  *
@@ -23,28 +24,16 @@
  * Discord bans the IP at 10,000, so the guard stops writing to a space (and
  * everywhere) long before, saying why.
  */
+import {
+  type HeaderSource,
+  headerOf as header,
+  numberHeaderOf as numberHeader,
+  type RateLimitedCall,
+  type RateLimiter,
+} from '../../budget/rate-limiter.js';
+import { channelOf, snowflake } from './ids.js';
 
-/** A fetch `Headers` or a plain object of lower- or mixed-case header names. */
-export type HeaderSource =
-  | { get(name: string): string | null }
-  | Readonly<Record<string, string | undefined>>;
-
-function header(headers: HeaderSource, name: string): string | undefined {
-  if (typeof (headers as { get?: unknown }).get === 'function') {
-    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
-  }
-  const record = headers as Readonly<Record<string, string | undefined>>;
-  const lower = name.toLowerCase();
-  for (const [key, value] of Object.entries(record)) if (key.toLowerCase() === lower) return value;
-  return undefined;
-}
-
-function numberHeader(headers: HeaderSource, name: string): number | undefined {
-  const value = header(headers, name);
-  if (value === undefined || value === '') return undefined;
-  const parsed = Number(value);
-  return Number.isFinite(parsed) ? parsed : undefined;
-}
+export type { HeaderSource } from '../../budget/rate-limiter.js';
 
 /** A route as the tracker keys it: `METHOD /path`, ids in the path as sent (`POST /channels/123/messages`). */
 export type Route = string;
@@ -69,13 +58,15 @@ export function routeParts(route: Route): RouteParts {
   return { template: `${method} ${template}`, major };
 }
 
-export interface RateLimitHandler {
-  /** Milliseconds to wait before the next call on `route` (0: go). */
-  waitMsFor(route: Route): number;
-  /** A call on `route` is going out now: it takes a slot of the global limit and of its bucket. */
-  reserve(route: Route): void;
-  /** What an answer on `route` said: its status and headers. */
-  observe(route: Route, status: number, headers: HeaderSource): void;
+/** The route a write goes to: what Discord's buckets are keyed by. */
+export function routeFor(call: RateLimitedCall): Route {
+  const channel = call.threadId === undefined ? channelOf(call.space) : snowflake(call.threadId, 'thread');
+  if (call.write === 'edit')
+    return `PATCH /channels/${channel}/messages/${snowflake(call.messageId ?? '', 'message')}`;
+  if (call.write === 'typing') return `POST /channels/${channel}/typing`;
+  if (call.write === 'reaction')
+    return `PUT /channels/${channel}/messages/${snowflake(call.messageId ?? '', 'message')}/reactions/:reaction/@me`;
+  return `POST /channels/${channel}/messages`;
 }
 
 export interface RateLimitTrackerOptions {
@@ -104,7 +95,7 @@ interface BucketState {
   resetAt: number;
 }
 
-export interface RateLimitTracker extends RateLimitHandler {
+export interface RateLimitTracker extends RateLimiter {
   /** A bucket's state as last seen, for tests and diagnostics. */
   bucketOf(
     route: Route,
@@ -148,6 +139,8 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
   };
 
   return {
+    platform: 'discord',
+    keyOf: routeFor,
     waitMsFor(route) {
       const now = opts.now();
       pruneSent(now);
@@ -162,7 +155,7 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
         wait = Math.max(wait, bucket.resetAt - now);
       return Math.ceil(wait);
     },
-    reserve(route) {
+    onRequest(route) {
       const now = opts.now();
       pruneSent(now);
       sent.push({ at: now, answered: false });
@@ -172,7 +165,7 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
       if (bucket.resetAt <= now) bucket.remaining = bucket.limit;
       bucket.remaining = Math.max(0, bucket.remaining - 1);
     },
-    observe(route, status, headers) {
+    onResponse(route, { status, headers }) {
       const now = opts.now();
       const request = sent.find((entry) => !entry.answered);
       if (request) {
@@ -193,18 +186,19 @@ export function createRateLimitTracker(opts: RateLimitTrackerOptions): RateLimit
           for (const [other, state] of buckets) if (state.resetAt <= now) buckets.delete(other);
         }
       }
-      if (status !== 429) return;
+      if (status !== 429) return undefined;
       const retryAfterMs = (numberHeader(headers, 'Retry-After') ?? 1) * 1000;
       const global =
         header(headers, 'X-RateLimit-Global') === 'true' || header(headers, 'X-RateLimit-Scope') === 'global';
       if (global) {
         globalUntil = Math.max(globalUntil, now + retryAfterMs);
-        return;
+        return retryAfterMs;
       }
       const bucket = buckets.get(key) ?? { limit: limit ?? 1, remaining: 0, resetAt: now };
       bucket.remaining = 0;
       bucket.resetAt = Math.max(bucket.resetAt, now + retryAfterMs);
       buckets.set(key, bucket);
+      return retryAfterMs;
     },
     bucketOf(route) {
       const bucket = buckets.get(keyOf(route));

@@ -26,6 +26,7 @@
  */
 import { API, MessageFlags, type RESTPatchAPIChannelMessageJSONBody } from '@discordjs/core/http-only';
 import { REST } from '@discordjs/rest';
+import { waitMsForCall } from '../../budget/rate-limiter.js';
 import type { SurfaceFrame } from '../../surfaces/frame.js';
 import {
   type CallOpts,
@@ -177,7 +178,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
 
   rest.on('response', (request, response) => {
     const route = `${request.method.toUpperCase()} ${request.path}`;
-    rateLimits.observe(route, response.status, response.headers);
+    rateLimits.onResponse(route, { status: response.status, headers: response.headers });
     const { major } = routeParts(route);
     invalidRequests.record(
       spaceOfChannel.get(major) ?? `discord:${major}`,
@@ -213,7 +214,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     }
     const { major } = routeParts(key);
     if (major !== 'global') remember(spaceOfChannel, major, space);
-    rateLimits.reserve(key);
+    rateLimits.onRequest(key);
     try {
       return await run();
     } catch (error) {
@@ -415,14 +416,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     },
 
     waitMsFor(kind, req) {
-      const channel = req.threadId === undefined ? channelOf(req.space) : snowflake(req.threadId, 'thread');
-      const route =
-        kind === 'post'
-          ? `POST /channels/${channel}/messages`
-          : kind === 'typing'
-            ? `POST /channels/${channel}/typing`
-            : `PATCH /channels/${channel}/messages/${snowflake(req.messageId ?? '', 'message')}`;
-      return rateLimits.waitMsFor(route);
+      return waitMsForCall(rateLimits, { write: kind, ...req });
     },
 
     // https://discord.com/developers/docs/resources/user#get-current-user

@@ -4,7 +4,12 @@
  * busy space hits): 1 s, 2 s, 4 s … capped at 32 s, back to 1 s after any
  * success in that space. No jitter: the runtime's budget already spreads
  * turns, and a fixed sequence keeps the waits predictable.
+ *
+ * {@link createGchatRateLimiter} is Google Chat's implementation of the
+ * budget's RateLimiter, keyed by space: a 429 holds the space back for its
+ * Retry-After when Google sends one, else for the next backoff.
  */
+import { type RateLimiter, retryAfterMsOf } from '../../budget/rate-limiter.js';
 
 export const BACKOFF_INITIAL_MS = 1000;
 export const BACKOFF_MAX_MS = 32_000;
@@ -27,6 +32,35 @@ export function createSpaceBackoff(): SpaceBackoff {
     },
     reset(space) {
       streaks.delete(space);
+    },
+  };
+}
+
+export function createGchatRateLimiter(opts: { now: () => number }): RateLimiter {
+  const backoff = createSpaceBackoff();
+  /** Space → when its last 429's wait is over (epoch ms); forgotten once past. */
+  const heldUntil = new Map<string, number>();
+  return {
+    platform: 'gchat',
+    // The space's name as the API knows it (`spaces/A`), which is what the surface calls in.
+    keyOf: (call) => call.space.replace(/^gchat:/, ''),
+    waitMsFor(space) {
+      const until = heldUntil.get(space);
+      if (until === undefined) return 0;
+      const wait = until - opts.now();
+      if (wait > 0) return Math.ceil(wait);
+      heldUntil.delete(space);
+      return 0;
+    },
+    onRequest() {},
+    onResponse(space, { status, headers }) {
+      if (status !== 429) {
+        if (status < 400) backoff.reset(space);
+        return undefined;
+      }
+      const waitMs = retryAfterMsOf(headers) ?? backoff.next(space);
+      heldUntil.set(space, opts.now() + waitMs);
+      return waitMs;
     },
   };
 }

@@ -93,6 +93,7 @@ export const gchatPlatform: PlatformDescriptor<GchatConfig> = {
   createSurface(config, context) {
     requireCredentials(config, context);
     return createGchatSurface({
+      now: context.now,
       ...(config.apiUrl === undefined ? {} : { apiUrl: config.apiUrl }),
       ...(config.credentials === undefined ? {} : { credentials: config.credentials }),
       ...(context.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: context.requestTimeoutMs }),

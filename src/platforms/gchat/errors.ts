@@ -6,6 +6,7 @@
  * present, else the space's exponential backoff), 408/5xx/no answer →
  * transient, 401/403 → forbidden, other 4xx → invalid with Google's message.
  */
+import { type HeaderSource, RateLimitedError } from '../../budget/rate-limiter.js';
 import { SurfaceError } from '../../surfaces/surface.js';
 
 /** The parts of a GaxiosError the mapping reads (duck-typed: gaxios is googleapis' own dependency). */
@@ -35,6 +36,12 @@ function header(headers: ResponseHeaders | undefined, name: string): string | un
   if (typeof headers.get === 'function') return headers.get(name) ?? undefined;
   const value = headers[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The answer's headers, for the rate limiter (empty when no answer came). */
+export function responseHeadersOf(error: unknown): HeaderSource {
+  const headers = (error as ClientError | null | undefined)?.response?.headers;
+  return (headers ?? {}) as HeaderSource;
 }
 
 /** Retry-After in ms when the answer has a numeric one (Google sends none; an injected fault may). */
@@ -80,10 +87,7 @@ export function toSurfaceError(error: unknown, context: ErrorContext): SurfaceEr
   if (status === 404) return new SurfaceError('not-found', message, details);
   if (status === 429) {
     const retryAfterMs = retryAfterHeaderMs(e) ?? context.nextBackoffMs();
-    return new SurfaceError('rate-limited', `${message} (retry in ${retryAfterMs} ms)`, {
-      ...details,
-      retryAfterMs,
-    });
+    return new RateLimitedError(`${message} (retry in ${retryAfterMs} ms)`, retryAfterMs, details);
   }
   if (status === 408 || status >= 500) return new SurfaceError('transient', message, details);
   if (status === 401 || status === 403) return new SurfaceError('forbidden', message, details);

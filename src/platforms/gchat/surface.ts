@@ -21,6 +21,7 @@
  * `AbortError`.
  */
 import type { chat_v1 } from 'googleapis/build/src/apis/chat/index.js';
+import type { RateLimiter } from '../../budget/rate-limiter.js';
 import type { FrameCard } from '../../surfaces/frame.js';
 import {
   type CallOpts,
@@ -33,9 +34,9 @@ import {
   type ThreadAnchor,
 } from '../../surfaces/surface.js';
 import type { PlatformCapabilities } from '../types.js';
-import { createSpaceBackoff } from './backoff.js';
+import { BACKOFF_INITIAL_MS, createGchatRateLimiter } from './backoff.js';
 import { createGchatClient, type GchatAuth } from './client.js';
-import { googleStatusOf, httpStatusOf, toSurfaceError } from './errors.js';
+import { googleStatusOf, httpStatusOf, responseHeadersOf, toSurfaceError } from './errors.js';
 import { clientMessageIdFor, requestIdFor } from './ids.js';
 import { gchatSpaceName, isThreadOf, requireMessageOf } from './names.js';
 import { type GchatCardV2, renderCardFallbackText, renderGchatCard, renderGchatMessage } from './render.js';
@@ -53,6 +54,8 @@ export interface GchatSurfaceOptions {
   requestTimeoutMs?: number;
   /** Refuse text over GCHAT_STRICT_TEXT_CHARS (4096, Chat's older limit) before sending. Default false (Google checks 32,000 bytes). */
   strict?: boolean;
+  /** Epoch ms, for how long a 429 holds a space back (the rate limiter). Default `Date.now`. */
+  now?: () => number;
 }
 
 /** Chat's older per-message text limit, which strict mode still enforces. */
@@ -94,7 +97,12 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
 
 type MessageBody = chat_v1.Schema$Message;
 
-export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface {
+/** The Google Chat surface, with the rate limiter its answers feed (the budget's RateLimiter). */
+export interface GchatSurface extends ChatSurface {
+  readonly rateLimiter: RateLimiter;
+}
+
+export function createGchatSurface(opts: GchatSurfaceOptions = {}): GchatSurface {
   const client = createGchatClient(opts);
   const { chat } = client;
   const timeout = opts.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -106,9 +114,9 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
     ...GCHAT_CAPABILITIES,
     ...(opts.strict ? { maxChars: GCHAT_STRICT_TEXT_CHARS } : {}),
   };
-  const backoff = createSpaceBackoff();
+  const rateLimiter = createGchatRateLimiter({ now: opts.now ?? Date.now });
 
-  /** One API call in `space`: abort honoured, errors mapped, the space's backoff reset on success. */
+  /** One API call in `space`: abort honoured, errors mapped, every answer told to the space's rate limiter. */
   async function call<T>(
     space: string,
     what: string,
@@ -118,12 +126,21 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
     throwIfAborted(signal);
     try {
       const { data } = await run({ timeout, ...(signal ? { signal } : {}) });
-      backoff.reset(space);
+      rateLimiter.onResponse(space, { status: 200, headers: {} });
       return data;
     } catch (error) {
       // The caller's abort, not a failure of Google's (a timeout aborts gaxios' own signal).
       if (signal?.aborted) throw abortError();
-      throw toSurfaceError(error, { what: `${what} in ${space}`, nextBackoffMs: () => backoff.next(space) });
+      const status = httpStatusOf(error);
+      // A 429 waits its Retry-After, or the space's next backoff when Google sent none.
+      const waitMs =
+        status === 429
+          ? rateLimiter.onResponse(space, { status, headers: responseHeadersOf(error) })
+          : undefined;
+      throw toSurfaceError(error, {
+        what: `${what} in ${space}`,
+        nextBackoffMs: () => waitMs ?? BACKOFF_INITIAL_MS,
+      });
     }
   }
 
@@ -187,6 +204,7 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): ChatSurface 
   return {
     platform: 'gchat',
     capabilities,
+    rateLimiter,
 
     async post(req: PostRequest, callOpts?: CallOpts): Promise<PostedMessage> {
       const signal = callOpts?.signal;

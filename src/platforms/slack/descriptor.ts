@@ -11,6 +11,7 @@ import { apiUrlSchema, secretSchema } from '../config-schemas.js';
 import type { IntakeContext, PlatformCapabilities, PlatformDescriptor, SurfaceContext } from '../types.js';
 import { createSlackIntake } from './intake.js';
 import { SLACK_LIMITS } from './limits.js';
+import { SLACK_TIER_PER_MINUTE } from './rate-limits.js';
 import { createSlackSurface, SLACK_CHANNEL_PATTERN, SLACK_SURFACE_CAPABILITIES } from './surface.js';
 
 export const SLACK_CAPABILITIES: Readonly<PlatformCapabilities> = {
@@ -52,7 +53,8 @@ const descriptor = {
   // Slack limits each method apart: chat.postMessage only per channel (about 1 a second), setStatus and
   // reactions.add each Tier 3 (50 a minute) of their own, so none of them takes a chat.update token.
   budget: {
-    ratePerMinute: 50,
+    // chat.update's tier (rate-limits.ts).
+    ratePerMinute: SLACK_TIER_PER_MINUTE[3],
     reserveFraction: 0.2,
     channelSpacingMs: 1000,
     // Each minute counted exactly (a log of the window's chat.update calls): all 45 a minute usable, not 33.
@@ -61,8 +63,8 @@ const descriptor = {
     useSpare: true,
     separateWrites: {
       post: {},
-      status: { ratePerMinute: 50, spaced: false },
-      reaction: { ratePerMinute: 50, spaced: false },
+      status: { ratePerMinute: SLACK_TIER_PER_MINUTE[3], spaced: false },
+      reaction: { ratePerMinute: SLACK_TIER_PER_MINUTE[3], spaced: false },
     },
   },
   // Slack rate-limits a channel as one, threads included.

@@ -12,6 +12,7 @@
  * `not_in_channel`, text only on `invalid_blocks`).
  */
 import { ErrorCode } from '@slack/web-api';
+import { RateLimitedError } from '../../budget/rate-limiter.js';
 import { SurfaceError, type SurfaceErrorKind } from '../../surfaces/surface.js';
 
 /** Slack error codes by the kind of failure they are (unlisted codes are `invalid`). */
@@ -93,11 +94,10 @@ export function toSurfaceError(error: unknown, what: string): SurfaceError {
     case ErrorCode.RateLimitedError: {
       const seconds = typeof e.retryAfter === 'number' && e.retryAfter >= 0 ? e.retryAfter : 1;
       const retryAfterMs = Math.ceil(seconds * 1000);
-      return new SurfaceError(
-        'rate-limited',
+      return new RateLimitedError(
         `${what}: rate limited by Slack (retry in ${retryAfterMs} ms)`,
+        retryAfterMs,
         {
-          retryAfterMs,
           status: 429,
           code: 'ratelimited',
           cause: error,

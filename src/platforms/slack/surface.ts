@@ -41,6 +41,7 @@ import {
 } from '../../surfaces/surface.js';
 import { type AssistantStatus, createAssistantStatus } from './assistant-status.js';
 import { REFUSED_CONTENT_CODES, TOO_LONG_CODES, toSurfaceError } from './errors.js';
+import { createSlackRateLimiter, type SlackRateLimiter, slackRateKey } from './rate-limits.js';
 import {
   renderFrame,
   renderTextOnly,
@@ -89,6 +90,8 @@ export interface SlackSurface extends ChatSurface {
   readonly statusUnsupported: string | undefined;
   /** The client (for `auth.test` and the Bolt app). */
   readonly client: WebClient;
+  /** What Slack's 429s said, per method (the budget's RateLimiter). */
+  readonly rateLimiter: SlackRateLimiter;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -170,9 +173,16 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
   let logStyle: SlackLogStyle = opts.logStyle ?? 'card';
   const renderOpts = (step: number): SlackRenderOptions => ({ spinnerStep: step, logStyle });
   const spinners = new Map<string, number>();
+  const rateLimiter = createSlackRateLimiter({ now });
 
   /** One API call: abort honoured (also while queued), errors mapped to the port's taxonomy. */
-  async function call<T>(what: string, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+  async function call<T>(
+    /** The rate-limit key: the method, and the channel for posts (slackRateKey). */
+    key: string,
+    what: string,
+    signal: AbortSignal | undefined,
+    run: () => Promise<T>,
+  ): Promise<T> {
     if (signal?.aborted) throw abortError();
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
@@ -180,10 +190,19 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
       signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      return await Promise.race([callSignal.run(signal, run), aborted]);
+      const result = await Promise.race([callSignal.run(signal, run), aborted]);
+      rateLimiter.onResponse(key, { status: 200, headers: {} });
+      return result;
     } catch (error) {
       if (signal?.aborted) throw abortError();
-      throw toSurfaceError(error, what);
+      const mapped = toSurfaceError(error, what);
+      // Slack holds the method (or the channel's posts) for the Retry-After: the limiter remembers it.
+      if (mapped.kind === 'rate-limited')
+        rateLimiter.onResponse(key, {
+          status: 429,
+          headers: { 'retry-after': String((mapped.retryAfterMs ?? 1000) / 1000) },
+        });
+      throw mapped;
     } finally {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
@@ -249,7 +268,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
   const status: AssistantStatus = createAssistantStatus({
     now,
     send: ({ channel, threadTs, status: text }, signal) =>
-      call(`assistant.threads.setStatus in ${channel}`, signal, async () => {
+      call('assistant.threads.setStatus', `assistant.threads.setStatus in ${channel}`, signal, async () => {
         await client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: text });
       }),
   });
@@ -258,6 +277,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     platform: 'slack',
     capabilities: { ...SLACK_SURFACE_CAPABILITIES },
     client,
+    rateLimiter,
 
     async post(req: PostRequest, callOpts?: CallOpts): Promise<PostedMessage> {
       const signal = callOpts?.signal;
@@ -265,7 +285,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
       const channel = slackChannelOf(req.space);
       const threadTs = req.thread?.threadId ?? req.thread?.rootMessageId;
       const posted = await sendFrame(req, 0, (content) =>
-        call(`chat.postMessage in ${channel}`, signal, () =>
+        call(slackRateKey('chat.postMessage', channel), `chat.postMessage in ${channel}`, signal, () =>
           client.chat.postMessage({
             channel,
             text: content.text,
@@ -291,7 +311,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
       if (signal?.aborted) throw abortError();
       const channel = slackChannelOf(req.space);
       await sendFrame(req, nextSpinner(req.messageId, req.frame), (content) =>
-        call(`chat.update of ${req.messageId} in ${channel}`, signal, () =>
+        call('chat.update', `chat.update of ${req.messageId} in ${channel}`, signal, () =>
           client.chat.update({
             channel,
             ts: req.messageId,
@@ -314,7 +334,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
           `cannot react ${JSON.stringify(req.emoji)}: Slack reactions take an emoji name such as "eyes" or ":white_check_mark:"`,
         );
       }
-      await call(`reactions.add to ${req.messageId} in ${channel}`, signal, () =>
+      await call('reactions.add', `reactions.add to ${req.messageId} in ${channel}`, signal, () =>
         client.reactions.add({ channel, timestamp: req.messageId, name }),
       );
     },
@@ -340,7 +360,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
 
     async ready(): Promise<boolean> {
       try {
-        await call('auth.test', AbortSignal.timeout(timeout), () => client.auth.test());
+        await call('auth.test', 'auth.test', AbortSignal.timeout(timeout), () => client.auth.test());
         return true;
       } catch {
         return false;

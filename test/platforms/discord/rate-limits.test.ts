@@ -49,13 +49,13 @@ describe('createRateLimitTracker', () => {
     const clock = fakeClock();
     const tracker = createRateLimitTracker({ now: clock.now });
     const route = `POST /channels/${C1}/messages`;
-    tracker.reserve(route);
-    tracker.observe(route, 200, bucketHeaders('b-create', 5, 1, 4.25));
+    tracker.onRequest(route);
+    tracker.onResponse(route, { status: 200, headers: bucketHeaders('b-create', 5, 1, 4.25) });
     expect(tracker.waitMsFor(route)).toBe(0);
-    tracker.reserve(route);
+    tracker.onRequest(route);
     // The reservation spent the last call before the answer came back.
     expect(tracker.waitMsFor(route)).toBe(4250);
-    tracker.observe(route, 200, bucketHeaders('b-create', 5, 0, 4.0));
+    tracker.onResponse(route, { status: 200, headers: bucketHeaders('b-create', 5, 0, 4.0) });
     expect(tracker.waitMsFor(route)).toBe(4000);
     // Another channel is another bucket instance.
     expect(tracker.waitMsFor(`POST /channels/${C2}/messages`)).toBe(0);
@@ -68,7 +68,10 @@ describe('createRateLimitTracker', () => {
   it('routes that share a bucket hash share its state (edits of two messages in one channel)', () => {
     const clock = fakeClock();
     const tracker = createRateLimitTracker({ now: clock.now });
-    tracker.observe(`PATCH /channels/${C1}/messages/${M1}`, 200, bucketHeaders('b-edit', 5, 0, 2));
+    tracker.onResponse(`PATCH /channels/${C1}/messages/${M1}`, {
+      status: 200,
+      headers: bucketHeaders('b-edit', 5, 0, 2),
+    });
     expect(tracker.waitMsFor(`PATCH /channels/${C1}/messages/${M2}`)).toBe(2000);
     expect(tracker.bucketOf(`PATCH /channels/${C1}/messages/${M2}`)).toMatchObject({
       hash: 'b-edit',
@@ -81,14 +84,17 @@ describe('createRateLimitTracker', () => {
     const clock = fakeClock();
     const tracker = createRateLimitTracker({ now: clock.now });
     const edit = `PATCH /channels/${C1}/messages/${M1}`;
-    tracker.observe(edit, 429, { 'Retry-After': '3', 'X-RateLimit-Scope': 'user' });
+    tracker.onResponse(edit, { status: 429, headers: { 'Retry-After': '3', 'X-RateLimit-Scope': 'user' } });
     expect(tracker.waitMsFor(edit)).toBe(3000);
     expect(tracker.waitMsFor(`POST /channels/${C1}/messages`)).toBe(0);
 
-    tracker.observe(`POST /channels/${C2}/messages`, 429, {
-      'Retry-After': '2',
-      'X-RateLimit-Global': 'true',
-      'X-RateLimit-Scope': 'global',
+    tracker.onResponse(`POST /channels/${C2}/messages`, {
+      status: 429,
+      headers: {
+        'Retry-After': '2',
+        'X-RateLimit-Global': 'true',
+        'X-RateLimit-Scope': 'global',
+      },
     });
     expect(tracker.waitMsFor(`POST /channels/${C1}/messages`)).toBe(2000);
     expect(tracker.waitMsFor('GET /users/@me')).toBe(2000);
@@ -103,8 +109,8 @@ describe('createRateLimitTracker', () => {
     const route = (i: number) => `POST /channels/11000000000000000${10 + i}/messages`;
     for (let i = 0; i < 3; i += 1) {
       expect(tracker.waitMsFor(route(i))).toBe(0);
-      tracker.reserve(route(i));
-      tracker.observe(route(i), 200, {});
+      tracker.onRequest(route(i));
+      tracker.onResponse(route(i), { status: 200, headers: {} });
       clock.advance(100);
     }
     // Three sent at t, t+100, t+200: the fourth waits until the first leaves the second.
@@ -117,14 +123,14 @@ describe('createRateLimitTracker', () => {
     const clock = fakeClock();
     const tracker = createRateLimitTracker({ now: clock.now, globalPerSecond: 2 });
     const route = `POST /channels/${C1}/messages`;
-    tracker.reserve(route);
-    tracker.reserve(route);
+    tracker.onRequest(route);
+    tracker.onRequest(route);
     clock.advance(300);
     // The first answer arrives 300 ms after it was sent: its second starts now; the other is still out.
-    tracker.observe(route, 200, {});
+    tracker.onResponse(route, { status: 200, headers: {} });
     expect(tracker.waitMsFor(route)).toBe(1000 + 50);
     clock.advance(750);
-    tracker.observe(route, 200, {});
+    tracker.onResponse(route, { status: 200, headers: {} });
     // The first, counted from its answer, leaves the window 300 ms from now.
     expect(tracker.waitMsFor(route)).toBe(300);
     clock.advance(300);
@@ -135,8 +141,8 @@ describe('createRateLimitTracker', () => {
     const clock = fakeClock();
     const tracker = createRateLimitTracker({ now: clock.now, globalPerSecond: 2, unansweredForMs: 15_000 });
     const route = `POST /channels/${C1}/messages/${M1}/threads`;
-    tracker.reserve(route);
-    tracker.reserve(route);
+    tracker.onRequest(route);
+    tracker.onRequest(route);
     // Held by the client for 2 s: neither has reached Discord yet, so both may still land in one second.
     clock.advance(2000);
     expect(tracker.waitMsFor(route)).toBe(1050);
@@ -149,10 +155,10 @@ describe('createRateLimitTracker', () => {
     const clock = fakeClock();
     const tracker = createRateLimitTracker({ now: clock.now });
     const route = `POST /channels/${C1}/messages`;
-    tracker.observe(route, 200, bucketHeaders('b', 1, 0, 1));
+    tracker.onResponse(route, { status: 200, headers: bucketHeaders('b', 1, 0, 1) });
     expect(tracker.waitMsFor(route)).toBe(1000);
     clock.advance(1000);
-    tracker.reserve(route);
+    tracker.onRequest(route);
     expect(tracker.bucketOf(route)?.remaining).toBe(0);
   });
 
@@ -217,10 +223,11 @@ describe('createRateLimitTracker: memory', () => {
     const clock = fakeClock();
     const tracker = createRateLimitTracker({ now: clock.now });
     const route = (i: number) => `POST /channels/${String(1_100_000_000_000_000_000n + BigInt(i))}/messages`;
-    for (let i = 0; i <= 10_000; i += 1) tracker.observe(route(i), 200, bucketHeaders('b', 5, 4, 1));
+    for (let i = 0; i <= 10_000; i += 1)
+      tracker.onResponse(route(i), { status: 200, headers: bucketHeaders('b', 5, 4, 1) });
     expect(tracker.bucketOf(route(0))).toBeDefined();
     clock.advance(1000);
-    tracker.observe(route(10_001), 200, bucketHeaders('b', 5, 4, 1));
+    tracker.onResponse(route(10_001), { status: 200, headers: bucketHeaders('b', 5, 4, 1) });
     expect(tracker.bucketOf(route(0))).toBeUndefined();
     expect(tracker.bucketOf(route(10_001))).toMatchObject({ remaining: 4 });
   });
