@@ -15,9 +15,6 @@ export interface PlatformCapabilities extends SurfaceCapabilities {
   maxTextElementChars?: number;
   /** A message older than this can no longer be edited freely (Discord: 30046 after 1 h); the turn rolls over before. */
   maxEditableAgeMs?: number;
-  /** Can a message carry cards with buttons (policy requests, questions)? */
-  cards: boolean;
-  buttons: boolean;
   /** Most buttons one card shows (a `question` with more options is refused at ingest). Default: no limit. */
   maxButtons?: number;
 }

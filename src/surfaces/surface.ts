@@ -40,8 +40,6 @@ export interface SurfaceCapabilities {
   maxChars: number;
   /** Can a post be sent without notifying (Discord SUPPRESS_NOTIFICATIONS)? */
   silentPosts: boolean;
-  /** Does a DM support threads? */
-  threadsInDms: boolean;
   /** Does a create with the same `clientId` return the existing message (Google Chat `requestId`)? */
   idempotentCreate: boolean;
   /** Posts a turn's (still empty) log as soon as the turn starts, as an ack card (Slack's 👀). Default false. */

@@ -68,10 +68,7 @@ export const DISCORD_CAPABILITIES: Readonly<PlatformCapabilities> = {
   maxTextElementChars: 4000,
   maxEditableAgeMs: 55 * 60_000,
   silentPosts: true,
-  threadsInDms: false,
   idempotentCreate: true,
-  cards: true,
-  buttons: true,
   // Five action rows of five buttons (https://discord.com/developers/docs/components/reference#action-row).
   maxButtons: 25,
 };

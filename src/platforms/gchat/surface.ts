@@ -72,10 +72,7 @@ export const GCHAT_STRICT_TEXT_CHARS = 4096;
 export const GCHAT_CAPABILITIES: Readonly<PlatformCapabilities> = {
   maxChars: 7000,
   silentPosts: true,
-  threadsInDms: false,
   idempotentCreate: true,
-  cards: true,
-  buttons: true,
   // A card takes 100 widgets (https://developers.google.com/workspace/chat/api/reference/rest/v1/cards); a question keeps to the others' 25.
   maxButtons: 25,
 };

@@ -18,8 +18,6 @@ export const SLACK_CAPABILITIES: Readonly<PlatformCapabilities> = {
   ...SLACK_SURFACE_CAPABILITIES,
   maxChars: SLACK_LIMITS.maxMessageChars,
   maxTextElementChars: SLACK_LIMITS.maxTextElementChars,
-  cards: true,
-  buttons: true,
   // An actions block holds 25 elements (https://docs.slack.dev/reference/block-kit/blocks/actions-block).
   maxButtons: 25,
 };

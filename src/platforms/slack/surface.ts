@@ -53,7 +53,6 @@ import {
 export const SLACK_SURFACE_CAPABILITIES: Readonly<SurfaceCapabilities> = {
   maxChars: 40_000,
   silentPosts: false,
-  threadsInDms: true,
   idempotentCreate: false,
   // The 👀 card within a second of the turn starting (render.ts draws an empty live log as it).
   ackCard: true,

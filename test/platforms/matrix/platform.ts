@@ -22,10 +22,7 @@ export const MATRIX_MENTION_FORMS = ['@(?=room\\b)'];
 export const MATRIX_CAPABILITIES: PlatformCapabilities = {
   maxChars: 1500,
   silentPosts: true,
-  threadsInDms: true,
   idempotentCreate: true,
-  cards: false,
-  buttons: false,
 };
 
 /** Plain text: Matrix clients show `body` as written. */

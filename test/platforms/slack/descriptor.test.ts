@@ -42,11 +42,8 @@ describe('slackPlatform', () => {
       maxChars: 40_000,
       maxTextElementChars: 3000,
       silentPosts: false,
-      threadsInDms: true,
       idempotentCreate: false,
       ackCard: true,
-      cards: true,
-      buttons: true,
       maxButtons: 25,
     });
   });

@@ -216,7 +216,6 @@ describe('Slack surface: posting and editing', () => {
     const posted = await surface.post(
       postReq({ space: 'slack:D0DIRECT01', frame: prose('log'), thread: { rootMessageId: asked.messageId } }),
     );
-    expect(surface.capabilities.threadsInDms).toBe(true);
     expect(posted.threadId).toBe(asked.threadId);
     expect(emulator.state.messages('D0DIRECT01').map((m) => m.thread)).toEqual([null, asked.messageId]);
   });

@@ -167,10 +167,7 @@ describe('gchat surface: shape and input', () => {
     expect(h.surface.capabilities).toEqual({
       maxChars: 7000,
       silentPosts: true,
-      threadsInDms: false,
       idempotentCreate: true,
-      cards: true,
-      buttons: true,
       maxButtons: 25,
     });
     expect(GCHAT_CAPABILITIES).toEqual(h.surface.capabilities);
