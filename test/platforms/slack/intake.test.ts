@@ -203,7 +203,11 @@ describe('Slack intake: verification', () => {
     await send('EvCCC', { subtype: 'channel_join' });
     await send('EvDDDD', { subtype: 'thread_broadcast', thread_ts: '1767268700.000100' });
     expect(received).toEqual([
-      expect.objectContaining({ kind: 'message', threadId: '1767268700.000100', dedupeKey: `message:${CHANNEL}:1767268800.000306` }),
+      expect.objectContaining({
+        kind: 'message',
+        threadId: '1767268700.000100',
+        dedupeKey: `message:${CHANNEL}:1767268800.000306`,
+      }),
     ]);
   });
 });
