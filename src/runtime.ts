@@ -95,7 +95,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const admit = createAdmission({ registry, surfaces, sequencer, runRecord });
   const overrides = createSpaceOverrides(config);
   // deciders (issue 22.2): who may decide a turn's cards, and which turns ended.
-  const deciders = createDeciderBook({ config, store });
+  const deciders = createDeciderBook({ config, store, stopButton: config.visibility.stopButton });
   // The root is late-bound: the parts below read the live actors under it once it runs.
   let root: AnyActorRef;
   const live = createLiveActors(() => root);

@@ -6,7 +6,8 @@
  * requester is `turn_started.requestedBy`, else the author of the turn's root
  * message as intake saw it; approvers are `actions.approvers` plus
  * `spaces.<space>.approvers`. With neither a requester nor an approver,
- * anyone may, and the turn's warnings say so.
+ * anyone may, and the turn's warnings say so once it has something to
+ * decide (a policy request or a question; every turn when logs carry Stop).
  *
  * The book also knows which turns ended (their cards' late presses make no
  * action). It learns from the events the runtime admits and the messages
@@ -48,6 +49,8 @@ export interface DeciderBookOptions {
   config: Pick<TurnlogConfig, 'actions' | 'spaces'>;
   /** The run record, for a turn started before this process (its `turn_started`). */
   store: Pick<TurnlogStore, 'events'>;
+  /** Live logs carry Stop (`visibility.stopButton`): every turn has something to decide. */
+  stopButton?: boolean;
 }
 
 /** Sets a key, dropping the oldest past the bound (insertion order). */
@@ -82,8 +85,10 @@ export function createDeciderBook(options: DeciderBookOptions): DeciderBook {
     ...(event.rootRef !== undefined ? { rootRef: event.rootRef } : {}),
   });
 
-  const noteStarted = (turnId: string, origin: TurnOrigin) => {
-    remember(origins, turnId, origin);
+  /** Warns once the turn has something to decide (a card, or Stop) and anyone may decide it. */
+  const warnIfOpen = (turnId: string) => {
+    const origin = origins.get(turnId);
+    if (origin === undefined || warnings.has(turnId)) return;
     if (
       actions.deciders === 'anyone' ||
       requesterOf(origin) !== undefined ||
@@ -117,7 +122,10 @@ export function createDeciderBook(options: DeciderBookOptions): DeciderBook {
     },
     noteEvent(event) {
       if (event.turnId === undefined) return;
-      if (event.type === 'turn_started') noteStarted(event.turnId, originOf(event));
+      if (event.type === 'turn_started') {
+        remember(origins, event.turnId, originOf(event));
+        if (options.stopButton) warnIfOpen(event.turnId);
+      } else if (event.type === 'policy_request' || event.type === 'question') warnIfOpen(event.turnId);
       else if (event.type === 'turn_ended') remember(ended, event.turnId, true);
     },
     hasEnded: (turnId) => ended.has(turnId),

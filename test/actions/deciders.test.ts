@@ -44,9 +44,33 @@ describe('who may decide', () => {
     const open = book();
     open.noteEvent(started({ title: 'Nightly' }));
     expect(await open.mayDecide('T1', SPACE, user('UBOB'))).toEqual({ allowed: true });
+    // Said once the turn has something to decide.
+    expect(open.warningOf('T1')).toBeUndefined();
+    open.noteEvent({
+      type: 'policy_request',
+      space: SPACE,
+      turnId: 'T1',
+      requestId: 'p1',
+      command: 'x',
+    } as RunEvent);
     expect(open.warningOf('T1')).toMatch(/anyone in the space may decide .* no approvers are configured/);
+    const withStop = createDeciderBook({
+      config: resolveConfig({}),
+      store: { events: () => [] },
+      stopButton: true,
+    });
+    withStop.noteEvent(started({ title: 'Nightly' }));
+    expect(withStop.warningOf('T1')).toMatch(/anyone in the space may decide/);
     const approversOnly = book({ actions: { approvers: ['UOPS'] } });
     approversOnly.noteEvent(started({ title: 'Nightly' }));
+    approversOnly.noteEvent({
+      type: 'question',
+      space: SPACE,
+      turnId: 'T1',
+      questionId: 'q',
+      question: '?',
+      options: ['a'],
+    } as RunEvent);
     expect(await approversOnly.mayDecide('T1', SPACE, user('UBOB'))).toMatchObject({ allowed: false });
     expect(await approversOnly.mayDecide('T1', SPACE, user('UOPS'))).toEqual({ allowed: true });
     expect(approversOnly.warningOf('T1')).toBeUndefined();
