@@ -67,6 +67,10 @@ export const spaceConfigSchema = z
   .object({
     threadsDisabled: z.boolean().optional(),
     dm: z.boolean().optional(),
+    approvers: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Platform user ids who may decide any turn of this space, besides actions.approvers.'),
   })
   .strict();
 
@@ -204,6 +208,16 @@ export const actionsSchema = z
       .strict()
       .optional()
       .describe('Push people’s actions to the host (besides GET /v1/actions).'),
+    deciders: z
+      .enum(['requester+approvers', 'anyone'])
+      .default('requester+approvers')
+      .describe(
+        'Who may press Approve/Reject, a question’s options and Stop: the turn’s requester and the approvers, or anyone.',
+      ),
+    approvers: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('Platform user ids (users/123, U0123ABCD, a Discord snowflake) who may decide any turn.'),
   })
   .strict();
 

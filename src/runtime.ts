@@ -15,6 +15,8 @@
 import type { AnyActorRef, AnyMachineSnapshot } from 'xstate';
 import { type SpaceEvent, spaceMachine } from '../machines/space.machine.js';
 import { createClickResolver } from './actions/clicks.js';
+import { createDeciderBook } from './actions/deciders.js'; // deciders (issue 22.2)
+import { createEndedCards } from './actions/ended-cards.js'; // deciders (issue 22.5)
 import { actionIdFor, createOutbox } from './actions/outbox.js';
 import type { ClickResolver } from './actions/types.js';
 import { resolveWebhookSecret, startWebhookDelivery, type WebhookDelivery } from './actions/webhook.js';
@@ -92,6 +94,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const runRecord = createRunRecord({ store, clock, sequencer, durability });
   const admit = createAdmission({ registry, surfaces, sequencer, runRecord });
   const overrides = createSpaceOverrides(config);
+  // deciders (issue 22.2): who may decide a turn's cards, and which turns ended.
+  const deciders = createDeciderBook({ config, store, stopButton: config.visibility.stopButton });
   // The root is late-bound: the parts below read the live actors under it once it runs.
   let root: AnyActorRef;
   const live = createLiveActors(() => root);
@@ -107,7 +111,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     durability,
     onTurnWarning: (context, message) =>
       logger.warn(message, { turnId: context.turnId, space: context.space }),
-    onTurnDone: (snapshot: AnyMachineSnapshot) => views.finish(viewOf(snapshot)),
+    onTurnDone: (snapshot: AnyMachineSnapshot) => {
+      const view = viewOf(snapshot);
+      views.finish(view);
+      closeEndedCards(view.turnId).catch(durability.readFailed('openCards')); // deciders (issue 22.5)
+    },
   });
   /** Answer parts not posted yet, kept in the store and in memory by space (a failed space resumes them). */
   const pendingAnswers = createPendingAnswers(store, (what, write) => durability.attempt(what, write));
@@ -202,7 +210,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (space !== undefined)
           root.send({ type: 'runtime.toLiveSpace', space, event: { type: 'space.stopTurn', turnId, user } });
       },
+      deciders, // deciders (issue 22.2)
     });
+  // deciders (issue 22.5): an ended turn's undecided cards lose their buttons.
+  const closeEndedCards = createEndedCards({
+    store,
+    now: () => clock.now(),
+    showOutcome: (space, event) => root.send({ type: 'runtime.toSpace', space, event }),
+  });
 
   let started = false;
   const pending: RunEvent[] = [];
@@ -253,6 +268,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ready,
     ingest(raw) {
       const { result, accepted } = admit(raw);
+      if (accepted) deciders.noteEvent(accepted); // deciders (issue 22.2/22.5)
       if (accepted) apply([accepted]);
       return result;
     },
@@ -262,6 +278,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       for (const raw of inputs) {
         const admitted = admit(raw);
         results.push(admitted.result);
+        if (admitted.accepted) deciders.noteEvent(admitted.accepted); // deciders (issue 22.2/22.5)
         if (admitted.accepted) accepted.push(admitted.accepted);
       }
       if (accepted.length > 0) apply(accepted);
@@ -292,6 +309,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         eventId: `intake:${event.dedupeKey}`,
       });
       if (!result.ok) return { status: 'unknown', text: result.error };
+      deciders.noteMessage(event.space, event.messageId, id, event.user); // deciders (issue 22.2)
       // The outbox, not the anchor, says whether this is a redelivery: an anchor kept by a process
       // that died before its action was recorded gets the action now (at least once).
       const { action, duplicate } = await outbox.record({
@@ -312,7 +330,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onAction: (listener) => outbox.subscribe(listener),
     turn(turnId) {
       const view = views.view(turnId, live.turnActor(turnId)?.getSnapshot());
-      return view && { ...view, answerPartsPending: pendingAnswers.pendingFor(turnId) };
+      // deciders (issue 22.2): a turn anyone may decide says so in its warnings.
+      const undecided = deciders.warningOf(turnId);
+      const warned = view && undecided ? { ...view, warnings: [...(view.warnings ?? []), undecided] } : view;
+      return warned && { ...warned, answerPartsPending: pendingAnswers.pendingFor(turnId) };
     },
     configureSpace(space, settings) {
       registry.forSpace(space);

@@ -10,6 +10,7 @@ import { redactSecrets } from '../events/redact.js';
 import { answerIndexOf } from '../runtime/cards.js';
 import type { CardClaim, StoredCard, TurnlogStore } from '../store/store.js';
 import type { FrameCard } from '../surfaces/frame.js';
+import type { DeciderBook } from './deciders.js';
 import type { ActionUser, ClickIntake, ClickResolver, NewAction } from './types.js';
 
 /** The space machine's event for a decided card (machines/space.machine.ts). */
@@ -30,7 +31,13 @@ export interface ClickResolverDeps {
   isTurnLive: (turnId: string) => boolean;
   /** Tells a live turn a person asked it to stop (its log shows "stopping…"). */
   requestStop: (turnId: string, user: ActionUser) => void;
+  /** Who may decide (src/actions/deciders.ts); without it, anyone. */
+  deciders?: Pick<DeciderBook, 'mayDecide' | 'hasEnded'>;
 }
+
+/** What a late press is told (CONTRACTS §2a: "this turn has ended"). */
+export const endedText = (turnId: string): string =>
+  `This turn has ended (${turnId}): this button no longer does anything.`;
 
 const DECISIONS = { approve: 'approved', reject: 'rejected' } as const;
 const DECISION_ICON = { approved: '✅', rejected: '❌' } as const;
@@ -114,9 +121,12 @@ export function createClickResolver(deps: ClickResolverDeps): ClickResolver {
         text: `this ${card.kind === 'log' ? 'log' : `${card.kind} card`} has no button "${click.action}" (it has: ${knownActions(card)})`,
       };
     }
-    if (card.kind === 'log' && !deps.isTurnLive(card.turnId)) {
-      return { status: 'already-decided', text: `Turn ${card.turnId} has already ended.` };
+    // A card of an ended turn decides nothing, whoever presses and whatever was decided before.
+    if (!deps.isTurnLive(card.turnId) || deps.deciders?.hasEnded(card.turnId)) {
+      return { status: 'refused', text: endedText(card.turnId) };
     }
+    const verdict = await deps.deciders?.mayDecide(card.turnId, click.space, click.user);
+    if (verdict?.allowed === false) return { status: 'refused', text: verdict.text };
     const at = deps.now();
     const claimed = await deps.store.claimCard(click.space, click.messageId, {
       user: click.user,

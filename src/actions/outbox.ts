@@ -26,24 +26,44 @@ export const ACTIONS_PAGE_LIMIT = 100;
 /** The longest long poll (`GET /v1/actions?wait=`), in seconds. */
 export const MAX_ACTIONS_WAIT_S = 30;
 
-/** A cursor that is not one the outbox gave out (`after=` of `GET /v1/actions`). */
+/**
+ * A cursor that is not one the outbox gave out (`after=` of `GET /v1/actions`):
+ * malformed, ahead of the newest, or from another (replaced) store. `cursor`
+ * is the current one, to read on from.
+ */
 export class ActionCursorError extends Error {
   override name = 'ActionCursorError';
+  constructor(
+    message: string,
+    readonly cursor: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
- * A cursor is the decimal position of an action in the outbox ("0": before
- * every action). Hosts treat it as opaque.
+ * A cursor is `<store id>.<position>` ("<id>.0": before every action): the
+ * store id makes a cursor of a replaced store (a memory store after a
+ * restart, another database file) recognisable. A bare `<position>` is the
+ * format before store ids; a host or the webhook may still hold one, so it
+ * is taken as this store's when it is not ahead of the newest.
  */
-export function parseActionCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  if (typeof cursor !== 'string' || !/^(0|[1-9]\d{0,15})$/.test(cursor)) {
-    throw new ActionCursorError(
-      `cursor ${JSON.stringify(cursor)} is not an actions cursor (give the "cursor" of an earlier answer, or leave "after" out to read from the oldest kept action)`,
-    );
-  }
-  return Number(cursor);
+export interface ParsedCursor {
+  storeId?: string;
+  seq: number;
 }
+
+const CURSOR = /^(?:([0-9a-f]{1,32})\.)?(0|[1-9]\d{0,15})$/;
+
+/** Reads a cursor's form; undefined when it is not one (see {@link ParsedCursor}). */
+export function parseActionCursor(cursor: string | undefined): ParsedCursor | undefined {
+  if (cursor === undefined) return { seq: 0 };
+  const match = typeof cursor === 'string' ? CURSOR.exec(cursor) : null;
+  if (!match) return undefined;
+  return { ...(match[1] !== undefined ? { storeId: match[1] } : {}), seq: Number(match[2]) };
+}
+
+export const formatActionCursor = (storeId: string, seq: number): string => `${storeId}.${seq}`;
 
 /**
  * A stable action id from what the platform says identifies the delivery:
@@ -74,7 +94,11 @@ export interface ActionsPollOptions {
 export interface Outbox {
   /** Redacts, appends (once per `id`) and makes durable; resolves with the action as kept. */
   record(action: NewAction & { id: string }): Promise<{ action: Action; duplicate: boolean }>;
-  /** A page after a cursor; waits for the next action up to `waitMs` when there is none (a long poll). */
+  /**
+   * A page after a cursor; waits for the next action up to `waitMs` when there
+   * is none (a long poll). A cursor this store never gave out throws an
+   * {@link ActionCursorError} carrying the current cursor.
+   */
   poll(options?: ActionsPollOptions): Promise<ActionPage>;
   /** Called with each action once it is durable; returns the unsubscribe. */
   subscribe(listener: (action: Action) => void): () => void;
@@ -93,6 +117,35 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const retentionMs = options.retentionMs ?? ACTION_RETENTION_MS;
   const listeners = new Set<(action: Action) => void>();
   let lastPrune = Number.NEGATIVE_INFINITY;
+  let storeId: string | undefined;
+  const idOfStore = async () => {
+    storeId ??= await store.actionsStoreId();
+    return storeId;
+  };
+  /** The store keeps positions; hosts get them with the store's id. */
+  const withCursor = (action: Action, id: string): Action => ({
+    ...action,
+    cursor: formatActionCursor(id, Number(action.cursor)),
+  });
+
+  /** The position a cursor names in this store, or an ActionCursorError with the current cursor. */
+  const positionOf = async (after: string | undefined): Promise<number> => {
+    const id = await idOfStore();
+    const parsed = parseActionCursor(after);
+    const newest = await store.lastActionSeq();
+    const refuse = (why: string) => {
+      throw new ActionCursorError(
+        `cursor ${JSON.stringify(after)} ${why}; read on from "cursor" (the newest), or leave "after" out to read from the oldest kept action`,
+        formatActionCursor(id, newest),
+      );
+    };
+    if (parsed === undefined) return refuse('is not an actions cursor');
+    if (parsed.storeId !== undefined && parsed.storeId !== id)
+      return refuse('is from another store (this one was replaced or restarted since): its actions are gone');
+    if (parsed.seq > newest)
+      return refuse(`is ahead of the newest action (${newest}): this store never gave it out`);
+    return parsed.seq;
+  };
 
   const prune = async () => {
     const now = clock.now();
@@ -111,7 +164,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
       const scrubbed = scrubInput(action);
       if (!scrubbed.ok) throw new Error(`action ${action.id} cannot be recorded: ${scrubbed.error}`);
       const redacted = scrubbed.value as NewAction & { id: string };
-      const result = await store.appendAction(redacted, clock.now());
+      const id = await idOfStore();
+      const appended = await store.appendAction(redacted, clock.now());
+      const result = { ...appended, action: withCursor(appended.action, id) };
       await store.flush?.();
       if (!result.duplicate) {
         for (const listener of [...listeners]) {
@@ -126,15 +181,18 @@ export function createOutbox(options: OutboxOptions): Outbox {
       return result;
     },
     async poll(poll = {}) {
-      const after = parseActionCursor(poll.after);
       const limit = poll.limit ?? ACTIONS_PAGE_LIMIT;
       const waitMs = poll.waitMs ?? 0;
-      const page = (actions: Action[]): ActionPage => ({
-        actions,
-        cursor: actions.at(-1)?.cursor ?? String(after),
-      });
-      if (waitMs <= 0 || poll.signal?.aborted) return page(await store.actionsAfter(after, limit));
-      // Listening before the read: an action recorded between the read and the wait still wakes it.
+      const page = async (after: number, kept: Action[]): Promise<ActionPage> => {
+        const id = await idOfStore();
+        const actions = kept.map((action) => withCursor(action, id));
+        return { actions, cursor: actions.at(-1)?.cursor ?? formatActionCursor(id, after) };
+      };
+      if (waitMs <= 0 || poll.signal?.aborted) {
+        const after = await positionOf(poll.after);
+        return page(after, await store.actionsAfter(after, limit));
+      }
+      // Listening (and the wait's timer armed) before any read: an action recorded meanwhile still wakes it.
       let wake: () => void = () => {};
       const woken = new Promise<void>((resolve) => {
         wake = resolve;
@@ -144,10 +202,11 @@ export function createOutbox(options: OutboxOptions): Outbox {
       const onAbort = () => wake();
       poll.signal?.addEventListener('abort', onAbort, { once: true });
       try {
+        const after = await positionOf(poll.after);
         const first = await store.actionsAfter(after, limit);
-        if (first.length > 0) return page(first);
+        if (first.length > 0) return page(after, first);
         await woken;
-        return page(poll.signal?.aborted ? [] : await store.actionsAfter(after, limit));
+        return page(after, poll.signal?.aborted ? [] : await store.actionsAfter(after, limit));
       } finally {
         unsubscribe();
         clock.clearTimeout(timer);

@@ -69,9 +69,11 @@ export interface IntakeResult {
    * - `accepted`: recorded (an action is in the outbox);
    * - `duplicate`: a redelivery of something already recorded;
    * - `already-decided`: a click on a card someone already decided (the text says by whom);
-   * - `unknown`: not a message or button turnlog knows (the text says why).
+   * - `unknown`: not a message or button turnlog knows (the text says why);
+   * - `refused`: a press that counts for nothing — by someone who may not
+   *   decide this turn, or on a card of a turn that has ended (the text says which).
    */
-  status: 'accepted' | 'duplicate' | 'already-decided' | 'unknown';
+  status: 'accepted' | 'duplicate' | 'already-decided' | 'unknown' | 'refused';
   /** A short line for the person who clicked (shown only to them where the platform can). */
   text?: string;
   /** The action recorded, when one was. */
@@ -113,7 +115,7 @@ export type NewAction = Action extends infer A
  */
 export type ClickResolution =
   | { status: 'accepted'; action: NewAction; text?: string }
-  | { status: 'already-decided' | 'unknown'; text: string };
+  | { status: 'already-decided' | 'unknown' | 'refused'; text: string };
 
 /** Resolves a click to the action it means (and edits the card / log to show it). */
 export type ClickResolver = (click: ClickIntake) => Promise<ClickResolution>;

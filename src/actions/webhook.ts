@@ -13,7 +13,7 @@ import type { Clock } from '../clock.js';
 import { ConfigError } from '../config-error.js';
 import { ENV_REFERENCE } from '../platforms/config-schemas.js';
 import type { TurnlogStore } from '../store/store.js';
-import { ActionCursorError, type Outbox, parseActionCursor } from './outbox.js';
+import { ActionCursorError, type Outbox } from './outbox.js';
 import type { Action } from './types.js';
 
 export const TURNLOG_SIGNATURE_HEADER = 'X-Turnlog-Signature';
@@ -176,25 +176,26 @@ export function startWebhookDelivery(options: WebhookOptions): WebhookDelivery {
 
   const loop = async () => {
     const saved = await store.actionCursor(WEBHOOK_CONSUMER);
-    try {
-      parseActionCursor(saved);
-      state.cursor = saved ?? '0';
-    } catch (error) {
-      if (!(error instanceof ActionCursorError)) throw error;
-      options.logger?.error(
-        'actions webhook: the saved cursor is not a cursor; delivering from the oldest kept',
-        {
-          cursor: saved,
-        },
-      );
-    }
+    if (saved !== undefined) state.cursor = saved;
     while (!stopping.signal.aborted) {
-      const page = await outbox.poll({
-        after: state.cursor,
-        waitMs: IDLE_WAIT_MS,
-        limit: batch,
-        signal: stopping.signal,
-      });
+      let page: Awaited<ReturnType<Outbox['poll']>>;
+      try {
+        page = await outbox.poll({
+          after: state.cursor,
+          waitMs: IDLE_WAIT_MS,
+          limit: batch,
+          signal: stopping.signal,
+        });
+      } catch (error) {
+        if (!(error instanceof ActionCursorError)) throw error;
+        // A saved cursor this store never gave out (another store file): everything kept is new to the host.
+        options.logger?.error(
+          'actions webhook: the saved cursor is not one of this store; delivering from the oldest kept',
+          { cursor: state.cursor },
+        );
+        state.cursor = '0';
+        continue;
+      }
       if (page.actions.length === 0) continue;
       for (;;) {
         const failed = await attempt(page.actions);

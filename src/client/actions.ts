@@ -13,7 +13,35 @@ export interface ActionsOptions {
   waitS?: number;
   /** Ends the iteration (the loop returns; a poll in flight is aborted). */
   signal?: AbortSignal;
+  /**
+   * Told when serve refused the cursor as one it never gave out (serve
+   * restarted with a memory store, another store file): the iterator then
+   * reads on from the oldest action kept, so none recorded since is missed
+   * (some may come again: they keep their ids). Default: a console warning.
+   */
+  onCursorRefused?: (refusal: CursorRefusal) => void;
 }
+
+export interface CursorRefusal {
+  /** The cursor refused. */
+  cursor: string;
+  /** What serve said. */
+  reason: string;
+}
+
+/** A poll refused for its cursor (HTTP 400 with `cursor`, or the runtime's ActionCursorError). */
+function refusedCursor(error: unknown): string | undefined {
+  const cursor = (error as { cursor?: unknown } | null)?.cursor;
+  const name = (error as { name?: unknown } | null)?.name;
+  return typeof cursor === 'string' && (name === 'ActionCursorError' || name === 'ActionsRequestError')
+    ? cursor
+    : undefined;
+}
+
+const warnRefused = (refusal: CursorRefusal) =>
+  console.warn(
+    `turnlog: serve refused actions cursor ${refusal.cursor} (${refusal.reason}); reading on from the oldest action kept`,
+  );
 
 export const DEFAULT_ACTIONS_WAIT_S = 25;
 
@@ -40,7 +68,11 @@ export async function* iterateActions(
       page = await poll(after, waitS, signal);
     } catch (error) {
       if (signal.aborted) return;
-      throw error;
+      // A cursor refused from the start (no `after`) is not one the iterator can do better with.
+      if (after === undefined || refusedCursor(error) === undefined) throw error;
+      (options.onCursorRefused ?? warnRefused)({ cursor: after, reason: (error as Error).message });
+      after = undefined;
+      continue;
     }
     for (const action of page.actions) {
       if (signal.aborted) return;

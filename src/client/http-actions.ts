@@ -3,7 +3,8 @@
  * "Actions"). A serve that is down or restarting (a network error, 408,
  * 429, 5xx) is asked again with exponential backoff, without end: an actions
  * iterator outlives a restart of the daemon. A refused request (400, 401,
- * 403, 404) throws, naming the status and what the daemon said.
+ * 403, 404) throws, naming the status and what the daemon said; a 400 for
+ * a cursor serve never gave out carries serve's current cursor.
  */
 import { type Clock, systemClock } from '../clock.js';
 import type { ActionsPoll } from './actions.js';
@@ -15,6 +16,8 @@ export class ActionsRequestError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** With a 400 for a cursor serve never gave out: serve's current cursor. */
+    readonly cursor?: string,
   ) {
     super(message);
   }
@@ -89,7 +92,11 @@ export function createHttpActionsPoll(options: HttpActionsPollOptions): ActionsP
       }
       if (!response.ok) {
         const said = typeof body?.error === 'string' ? body.error : text.slice(0, 200);
-        throw new ActionsRequestError(`GET /v1/actions: HTTP ${response.status}: ${said}`, response.status);
+        throw new ActionsRequestError(
+          `GET /v1/actions: HTTP ${response.status}: ${said}`,
+          response.status,
+          response.status === 400 && typeof body?.cursor === 'string' ? body.cursor : undefined,
+        );
       }
       if (!Array.isArray(body?.actions) || typeof body?.cursor !== 'string') {
         throw new ActionsRequestError(

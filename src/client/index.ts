@@ -1,5 +1,5 @@
 /** turnlog clients: send run events to `turnlog serve` over HTTP, or to a runtime in process. */
-export { type ActionsOptions, DEFAULT_ACTIONS_WAIT_S } from './actions.js';
+export { type ActionsOptions, type CursorRefusal, DEFAULT_ACTIONS_WAIT_S } from './actions.js';
 export { DEFAULT_MAX_SUBAGENT_DEPTH } from './client.js';
 export { DeliveryError, describeEvent, EventNotAcceptedError, type NotAcceptedKind } from './errors.js';
 export { ActionsRequestError, actionsEndpoint } from './http-actions.js';

@@ -72,6 +72,8 @@ export const turnStartedEventSchema = z.looseObject({
   dm: z.boolean().optional(),
   /** A proactive turn (no user message): a header `🕒 <title>` may anchor it. */
   title: z.string().optional(),
+  /** The platform user id of the person who asked: who may decide its cards (src/actions/deciders.ts). */
+  requestedBy: nonEmpty.optional(),
 });
 
 export const inputEventSchema = z.looseObject({ type: z.literal('input'), ...turnScoped, text: z.string() });

@@ -5,7 +5,7 @@
  * loop). A client that goes away, or a server that closes, ends the wait.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ActionCursorError, MAX_ACTIONS_WAIT_S, parseActionCursor } from '../actions/outbox.js';
+import { ActionCursorError, MAX_ACTIONS_WAIT_S } from '../actions/outbox.js';
 import type { Runtime } from '../runtime.js';
 
 /** The route's own bad request: the message says which parameter and what it takes. */
@@ -25,13 +25,8 @@ export function parseActionsQuery(search: URLSearchParams): ActionsQuery {
       throw new ActionsQueryError(`unknown query parameter "${key}" (GET /v1/actions takes after and wait)`);
     }
   }
+  // The outbox judges the cursor (it knows the store's id and its newest): see getActions.
   const after = search.get('after') ?? undefined;
-  try {
-    parseActionCursor(after);
-  } catch (error) {
-    if (error instanceof ActionCursorError) throw new ActionsQueryError(`after: ${error.message}`);
-    throw error;
-  }
   const wait = search.get('wait');
   let waitMs = 0;
   if (wait !== null) {
@@ -65,10 +60,15 @@ export async function getActions(
   const onClose = () => gone.abort();
   response.once('close', onClose);
   try {
-    const page = await runtime.actions({
-      ...query,
-      signal: AbortSignal.any([gone.signal, closing]),
-    });
+    let page: Awaited<ReturnType<Runtime['actions']>>;
+    try {
+      page = await runtime.actions({ ...query, signal: AbortSignal.any([gone.signal, closing]) });
+    } catch (error) {
+      if (!(error instanceof ActionCursorError)) throw error;
+      // A cursor never given out: said at once, with the current cursor, never an empty wait.
+      send(response, 400, { error: `after: ${error.message}`, cursor: error.cursor });
+      return;
+    }
     // A client that went away gets nothing; a closing server's answer also closes the connection.
     if (gone.signal.aborted) response.destroy();
     else send(response, 200, page, closing.aborted);

@@ -136,6 +136,8 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
       const card = cards.get(cardKey(space, messageId));
       return card ? { ...card } : undefined;
     },
+    openCards: (turnId) =>
+      [...cards.values()].filter((c) => c.turnId === turnId && !c.claim).map((c) => ({ ...c })),
     claimCard: (space, messageId, claim) => {
       const card = cards.get(cardKey(space, messageId));
       if (!card) return undefined;

@@ -158,6 +158,20 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    description: "the store's identity (in actions cursors) and the cards of a turn",
+    sql: `
+      -- store_id is made once, with the store: a cursor carries it, so a cursor from another (replaced)
+      -- store is refused instead of waited on. The index finds a turn's cards when the turn ends.
+      CREATE TABLE store_meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+      INSERT INTO store_meta (key, value) VALUES ('store_id', lower(hex(randomblob(6))));
+      CREATE INDEX cards_by_turn ON cards (json_extract(record, '$.turnId'));
+    `,
+  },
 ];
 
 /** How errors name the database, e.g. `sqlite store "/var/lib/turnlog.db"`. */

@@ -3,12 +3,19 @@
  * by id (a redelivery is not recorded twice), and the consumers' delivery
  * cursors. Bounded by age: `pruneActions` forgets what is past the retention.
  */
+import { randomBytes } from 'node:crypto';
 import type { Action, NewAction } from '../actions/types.js';
 import type { TurnlogStore } from './store.js';
 
 type OutboxMethods = Pick<
   TurnlogStore,
-  'appendAction' | 'actionsAfter' | 'pruneActions' | 'actionCursor' | 'saveActionCursor'
+  | 'appendAction'
+  | 'actionsAfter'
+  | 'pruneActions'
+  | 'actionCursor'
+  | 'saveActionCursor'
+  | 'actionsStoreId'
+  | 'lastActionSeq'
 >;
 
 export function createMemoryOutbox(): OutboxMethods {
@@ -17,6 +24,8 @@ export function createMemoryOutbox(): OutboxMethods {
   const byId = new Map<string, Action>();
   const cursors = new Map<string, string>();
   let lastSeq = 0;
+  /** A new one per process: what a memory store held is gone with it, and so are its cursors. */
+  const storeId = randomBytes(6).toString('hex');
 
   /** The index of the first action with a seq above `after` (binary search). */
   const firstAfter = (after: number): number => {
@@ -50,6 +59,8 @@ export function createMemoryOutbox(): OutboxMethods {
       for (const gone of kept.splice(0, n)) byId.delete(gone.action.id);
       return n;
     },
+    actionsStoreId: () => storeId,
+    lastActionSeq: () => lastSeq,
     actionCursor: (consumer) => cursors.get(consumer),
     saveActionCursor: (consumer, cursor) => void cursors.set(consumer, cursor),
   };

@@ -12,6 +12,8 @@ export interface SqliteOutbox {
   pruneActions(keptBefore: number, max: number): number;
   actionCursor(consumer: string): string | undefined;
   saveActionCursor(consumer: string, cursor: string): void;
+  actionsStoreId(): string;
+  lastActionSeq(): number;
 }
 
 export function createSqliteOutbox(db: Database): SqliteOutbox {
@@ -26,7 +28,13 @@ export function createSqliteOutbox(db: Database): SqliteOutbox {
     saveCursor: db.prepare(
       'INSERT INTO action_cursors (consumer, cursor) VALUES (?, ?) ON CONFLICT (consumer) DO UPDATE SET cursor = excluded.cursor',
     ),
+    // AUTOINCREMENT keeps the highest seq ever given here, also once every row is pruned.
+    lastSeq: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'actions'"),
   };
+  // Made with the store (migration 7) and never changed: read once.
+  const storeId = (
+    db.prepare("SELECT value FROM store_meta WHERE key = 'store_id'").get() as { value: string }
+  ).value;
   const fromRow = (row: { seq: number; action: string }): Action =>
     ({ ...(JSON.parse(row.action) as object), cursor: String(row.seq) }) as Action;
 
@@ -48,5 +56,7 @@ export function createSqliteOutbox(db: Database): SqliteOutbox {
     actionCursor: (consumer: string): string | undefined =>
       (s.cursor.get(consumer) as { cursor: string } | undefined)?.cursor,
     saveActionCursor: (consumer: string, cursor: string): void => void s.saveCursor.run(consumer, cursor),
+    actionsStoreId: () => storeId,
+    lastActionSeq: () => (s.lastSeq.get() as { seq: number } | undefined)?.seq ?? 0,
   };
 }

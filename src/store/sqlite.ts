@@ -19,6 +19,7 @@
 import type { Action, NewAction } from '../actions/types.js';
 import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
+import { createSqliteOpenCards } from './cards-sqlite.js';
 import { MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory.js';
 import { storeLabel } from './migrations.js';
 import { createSqliteOutbox } from './outbox-sqlite.js';
@@ -139,6 +140,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const db = openDatabase(path, options.busyTimeoutMs ?? 5000);
   const s = prepareStatements(db);
   const outbox = createSqliteOutbox(db);
+  const openCards = createSqliteOpenCards(db);
   let closed = false;
 
   /** Deletes the oldest rows of a table past `limit` (rowid order is insertion order). */
@@ -437,6 +439,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     pruneActions: guarded('pruneActions', outbox.pruneActions),
     actionCursor: guarded('actionCursor', outbox.actionCursor),
     saveActionCursor: guarded('saveActionCursor', outbox.saveActionCursor),
+    actionsStoreId: guarded('actionsStoreId', outbox.actionsStoreId),
+    lastActionSeq: guarded('lastActionSeq', outbox.lastActionSeq),
+    openCards: guarded('openCards', openCards),
     registerCard: guarded('registerCard', (record: CardRecord) => registerCard(record)),
     card: guarded('card', (space: string, messageId: string) => {
       const row = s.selectCard.get(space, messageId) as CardRow | undefined;

@@ -200,6 +200,15 @@ export interface TurnlogStore {
   actionsAfter(after: number, limit: number): MaybePromise<Action[]>;
   /** Forgets at most `max` of the oldest actions recorded before `keptBefore`; answers how many went. */
   pruneActions(keptBefore: number, max: number): MaybePromise<number>;
+  /**
+   * The store's identity, made with it (the memory store: one per process):
+   * actions cursors carry it, so a cursor of a replaced store is refused.
+   */
+  actionsStoreId(): MaybePromise<string>;
+  /** The newest cursor given out (0: none yet); pruning never lowers it. */
+  lastActionSeq(): MaybePromise<number>;
+  /** The cards of a turn nobody decided yet (they lose their buttons when the turn ends). */
+  openCards(turnId: string): MaybePromise<StoredCard[]>;
   /** The cursor a named consumer (the webhook) has delivered up to, kept across restarts. */
   actionCursor(consumer: string): MaybePromise<string | undefined>;
   saveActionCursor(consumer: string, cursor: string): MaybePromise<void>;

@@ -48,7 +48,9 @@ const log: CardRecord = {
   postedAt: 1_000,
 };
 
-function setup(opts: { live?: boolean } = {}) {
+function setup(
+  opts: { live?: boolean; deciders?: Parameters<typeof createClickResolver>[0]['deciders'] } = {},
+) {
   const store = createMemoryStore();
   store.registerCard(policyCard('mp'));
   store.registerCard(question);
@@ -62,6 +64,7 @@ function setup(opts: { live?: boolean } = {}) {
     showOutcome: (space, event) => outcomes.push({ space, event }),
     isTurnLive: () => opts.live ?? true,
     requestStop: (turnId, user) => stops.push({ turnId, user }),
+    ...(opts.deciders ? { deciders: opts.deciders } : {}),
   });
   return { store, outcomes, stops, resolve };
 }
@@ -166,14 +169,48 @@ describe('createClickResolver', () => {
     expect(stops).toHaveLength(1);
   });
 
-  it('Stop after the turn ended: told so, no action, nothing claimed', async () => {
-    const { resolve, stops, store } = setup({ live: false });
-    expect(await resolve(click('ml', 'stop'))).toEqual({
-      status: 'already-decided',
-      text: 'Turn T1 has already ended.',
-    });
+  // Issue 22.5: a press on any card of an ended turn is told so and makes no action.
+  it('Stop, Approve or an option after the turn ended: told so, no action, nothing claimed', async () => {
+    const { resolve, stops, store, outcomes } = setup({ live: false });
+    for (const [messageId, action] of [
+      ['ml', 'stop'],
+      ['mp', 'approve'],
+      ['mq', 'answer:1'],
+    ] as const) {
+      expect(await resolve(click(messageId, action))).toEqual({
+        status: 'refused',
+        text: 'This turn has ended (T1): this button no longer does anything.',
+      });
+      expect(store.card(SPACE, messageId)).not.toHaveProperty('claim');
+    }
     expect(stops).toEqual([]);
-    expect(store.card(SPACE, 'ml')).not.toHaveProperty('claim');
+    expect(outcomes).toEqual([]);
+  });
+
+  // Issue 22.5: the host's turn_ended is enough, also while the turn's actor is still flushing.
+  it('a press after turn_ended while the turn still flushes is told it ended', async () => {
+    const { resolve, store } = setup({
+      deciders: { hasEnded: () => true, mayDecide: async () => ({ allowed: true }) },
+    });
+    expect(await resolve(click('mp', 'approve'))).toMatchObject({ status: 'refused' });
+    expect(store.card(SPACE, 'mp')).not.toHaveProperty('claim');
+  });
+
+  // Issue 22.2: a press by someone who may not decide changes no card and claims nothing.
+  it('a press by someone who may not decide: refused with the reason, nothing claimed or shown', async () => {
+    const { resolve, store, outcomes, stops } = setup({
+      deciders: {
+        hasEnded: () => false,
+        mayDecide: async (_turnId, _space, user) =>
+          user.id === ALICE.id ? { allowed: true } : { allowed: false, text: 'not you' },
+      },
+    });
+    expect(await resolve(click('mp', 'approve', BOB))).toEqual({ status: 'refused', text: 'not you' });
+    expect(await resolve(click('ml', 'stop', BOB))).toEqual({ status: 'refused', text: 'not you' });
+    expect(store.card(SPACE, 'mp')).not.toHaveProperty('claim');
+    expect(outcomes).toEqual([]);
+    expect(stops).toEqual([]);
+    expect(await resolve(click('mp', 'approve', ALICE))).toMatchObject({ status: 'accepted' });
   });
 
   it('an unknown message or a button the card does not have: unknown, saying why', async () => {

@@ -83,7 +83,11 @@ describe('Runtime.receive: a person’s message', () => {
     const kept = await store.actionsAfter(0, 10);
     expect(JSON.stringify(kept)).not.toContain(secret);
     expect((kept[0] as { text: string }).text).toMatch(/^use token .*REDACTED.* please$/);
-    expect(result.action).toEqual(kept[0]);
+    // The store keeps the position; the host's cursor carries the store's id with it.
+    expect(result.action).toEqual({
+      ...kept[0],
+      cursor: `${await store.actionsStoreId()}.${kept[0]?.cursor}`,
+    });
   });
 
   it('a message for a platform with no surface is unknown, with the reason, and records no action', async () => {
@@ -151,7 +155,7 @@ describe('Runtime.actions and onAction', () => {
     const controller = new AbortController();
     const waiting = h.runtime.actions({ waitMs: 30_000, signal: controller.signal });
     controller.abort();
-    expect(await waiting).toEqual({ actions: [], cursor: '0' });
+    expect(await waiting).toEqual({ actions: [], cursor: expect.stringMatching(/^[0-9a-f]{12}\.0$/) });
   });
 
   it('onAction sees each new action (not a redelivery) until unsubscribed', async () => {

@@ -88,6 +88,29 @@ describe.each(clients)('%s: actions()', (_name, makeClient) => {
     expect(seen).toEqual([two]);
   });
 
+  // Issue 22.4: a cursor serve never gave out (a restart of a memory store) is refused; the iterator
+  // says so and reads on from the oldest kept, so the actions recorded since are not missed.
+  it('a refused cursor: told once, then every kept action from the oldest', async () => {
+    const h = await harness();
+    const client = await makeClient(h);
+    cleanups.push(() => client.close());
+    const one = (await h.runtime.receive(h.message('one'))).action as Action;
+    const refusals: { cursor: string; reason: string }[] = [];
+    const controller = new AbortController();
+    const seen: Action[] = [];
+    const stale = 'abcdef012345.7';
+    for await (const action of client.actions({
+      after: stale,
+      signal: controller.signal,
+      onCursorRefused: (refusal) => refusals.push(refusal),
+    })) {
+      seen.push(action);
+      controller.abort();
+    }
+    expect(seen).toEqual([one]);
+    expect(refusals).toEqual([{ cursor: stale, reason: expect.stringMatching(/is from another store/) }]);
+  });
+
   it('an iterator waiting for an action ends when the client closes', async () => {
     const h = await harness();
     const client = await makeClient(h);

@@ -78,9 +78,10 @@ describe('Stop on the live log', () => {
     h!.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
     await h!.advance(1500);
     expect(logOf(log)).toMatchObject({ actions: [], headline: { state: 'done' } });
+    // Issue 22.5: a late press is told the turn has ended, and makes no action.
     expect(await h!.runtime.receive(stop(log))).toEqual({
-      status: 'already-decided',
-      text: 'Turn T1 has already ended.',
+      status: 'refused',
+      text: 'This turn has ended (T1): this button no longer does anything.',
     });
   });
 });

@@ -57,7 +57,7 @@ const get = (s: TestServe, query: string) => getJson(s.url, `/v1/actions${query}
 describe('GET /v1/actions', () => {
   it('answers every kept action from the oldest, then those after a cursor, and the cursor to go on from', async () => {
     serve = await startTestServe({ ingest: { token: TOKEN } });
-    expect((await get(serve, '')).json).toEqual({ actions: [], cursor: '0' });
+    expect((await get(serve, '')).json).toEqual({ actions: [], cursor: expect.stringMatching(/\.0$/) });
     const first = await personSays(serve, 'first');
     const second = await personSays(serve, 'second');
     const all = await get(serve, '');
@@ -91,7 +91,7 @@ describe('GET /v1/actions', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(polls.settled).toBe(0);
     serve.clock.increment(1);
-    expect((await waiting).json).toEqual({ actions: [], cursor: '0' });
+    expect((await waiting).json).toEqual({ actions: [], cursor: expect.stringMatching(/\.0$/) });
   });
 
   it('400 names a bad cursor, a bad wait or an unknown parameter', async () => {
@@ -108,7 +108,46 @@ describe('GET /v1/actions', () => {
       const answer = await get(serve, query);
       expect(answer.status, query).toBe(400);
       expect(answer.json.error, query).toMatch(error);
+      if (query.startsWith('?after')) expect(answer.json.cursor, query).toMatch(/^[0-9a-f]{12}\.0$/);
     }
+  });
+
+  // Issue 22.4: a cursor turnlog never gave out is a 400 with the current cursor, never a silent empty wait.
+  it('a cursor ahead of the newest is 400 at once, with the current cursor (no wait)', async () => {
+    serve = await startTestServe({ ingest: { token: TOKEN } });
+    const first = await personSays(serve, 'first');
+    for (const ahead of ['1000', `${first.cursor.split('.')[0]}.1000`]) {
+      const answer = await get(serve, `?after=${ahead}&wait=30`);
+      expect(answer.status, ahead).toBe(400);
+      expect(answer.json, ahead).toEqual({
+        error: expect.stringMatching(/ahead of the newest action \(1\)/),
+        cursor: first.cursor,
+      });
+    }
+    // The current cursor answered is one to read on from: the next action comes after it.
+    const second = await personSays(serve, 'second');
+    expect((await get(serve, `?after=${first.cursor}`)).json).toEqual({
+      actions: [second],
+      cursor: second.cursor,
+    });
+  });
+
+  // Issue 22.4: a cursor of a replaced store (a memory store before a restart) is refused, not waited on.
+  it('a cursor from a replaced store is 400 with this store’s cursor; an old bare cursor is still read', async () => {
+    serve = await startTestServe({ ingest: { token: TOKEN } });
+    const before = await personSays(serve, 'before the restart');
+    await serve.close();
+    serve = await startTestServe({ ingest: { token: TOKEN } });
+    const after = await personSays(serve, 'after the restart');
+    const refused = await get(serve, `?after=${before.cursor}&wait=30`);
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({
+      error: expect.stringMatching(/is from another store/),
+      cursor: after.cursor,
+    });
+    // A bare position (the format before store ids) is this store's when not ahead of the newest.
+    expect((await get(serve, '?after=0')).json).toEqual({ actions: [after], cursor: after.cursor });
+    expect((await get(serve, '?after=1')).json).toEqual({ actions: [], cursor: after.cursor });
   });
 
   it('401 without the bearer token; 405 for another method', async () => {
@@ -144,7 +183,7 @@ describe('GET /v1/actions', () => {
     await vi.waitFor(() => expect(polls.started).toBe(1), { timeout: 5_000 });
     const closing = serve.close();
     serve = undefined;
-    expect((await waiting).json).toEqual({ actions: [], cursor: '0' });
+    expect((await waiting).json).toEqual({ actions: [], cursor: expect.stringMatching(/\.0$/) });
     await closing;
   });
 });

@@ -57,6 +57,17 @@ export function describeCardRegistryContract(name: string, createStore: CardStor
       expect(await store.card('gchat:spaces/BBBB', 'm1')).toBeUndefined();
     });
 
+    // Issue 22.5: when a turn ends, the cards nobody decided are found to lose their buttons.
+    it('openCards: a turn’s cards nobody claimed, in the order posted; claimed ones and other turns’ are not', async () => {
+      const store = open();
+      await store.registerCard(policyCard('m1'));
+      await store.registerCard(policyCard('m2', { cardId: 'p2' }));
+      await store.registerCard(policyCard('m3', { turnId: 'T2' }));
+      await store.claimCard(SPACE, 'm1', alice);
+      expect(await store.openCards('T1')).toEqual([policyCard('m2', { cardId: 'p2' })]);
+      expect(await store.openCards('T9')).toEqual([]);
+    });
+
     it('keeps a question’s options and a log record without a card', async () => {
       const store = open();
       const question = policyCard('q', {

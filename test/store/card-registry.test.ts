@@ -34,3 +34,42 @@ describe('card registry across a restart (sqlite)', () => {
     }
   });
 });
+
+// Issue 22.4: a cursor carries the store's identity, so one of a replaced store is refused.
+describe('the store id behind actions cursors', () => {
+  it('is kept by a SQLite file across reopening; another file, or a memory store, has another', () => {
+    const path = nextFile();
+    const first = createSqliteStore({ path });
+    const id = first.actionsStoreId();
+    first.appendAction(
+      { id: 'a1', type: 'stop', space: 'gchat:spaces/A', at: 1, user: { id: 'u' }, turnId: 'T' },
+      1,
+    );
+    first.close();
+    const again = createSqliteStore({ path });
+    const other = createSqliteStore({ path: nextFile() });
+    try {
+      expect(id).toMatch(/^[0-9a-f]{12}$/);
+      expect(again.actionsStoreId()).toBe(id);
+      expect(again.lastActionSeq()).toBe(1);
+      expect(other.actionsStoreId()).not.toBe(id);
+      expect(other.lastActionSeq()).toBe(0);
+      expect(createMemoryStore().actionsStoreId()).not.toBe(createMemoryStore().actionsStoreId());
+    } finally {
+      again.close();
+      other.close();
+    }
+  });
+
+  it('the newest position stays when every action is pruned (a cursor is never reused)', async () => {
+    for (const store of [createMemoryStore(), createSqliteStore({ path: ':memory:' })]) {
+      await store.appendAction(
+        { id: 'a1', type: 'stop', space: 'gchat:spaces/A', at: 1, user: { id: 'u' }, turnId: 'T' },
+        1,
+      );
+      expect(await store.pruneActions(10, 10)).toBe(1);
+      expect(await store.lastActionSeq()).toBe(1);
+      await store.close();
+    }
+  });
+});

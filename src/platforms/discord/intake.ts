@@ -74,6 +74,7 @@ const DEFAULT_TEXT: Record<IntakeResult['status'], string> = {
   duplicate: 'Already recorded.',
   'already-decided': 'This was already decided.',
   unknown: 'turnlog does not know this button.',
+  refused: 'This press was not counted.',
 };
 
 /** Where a message or a press happened, as the runtime names spaces: a thread is its parent's space. */

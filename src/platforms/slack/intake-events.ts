@@ -38,7 +38,6 @@ export interface MessageEventFields {
  */
 export function messageIntakeOf(
   event: MessageEventFields,
-  eventId: string,
   botUserId: string | undefined,
   now: number,
 ): MessageIntake | string {
@@ -58,7 +57,8 @@ export function messageIntakeOf(
     dm: event.channel_type === 'im',
     user: { id: event.user },
     at: tsToMs(event.ts, now),
-    dedupeKey: eventId,
+    // Channel + ts names the message: Slack may deliver one message under two event_ids.
+    dedupeKey: `message:${event.channel}:${event.ts}`,
   };
 }
 

@@ -14,7 +14,8 @@
  * - A `message` event (https://docs.slack.dev/reference/events/message) from
  *   a person — not a bot, no subtype but `thread_broadcast` — becomes a
  *   `MessageIntake`; an `event_id` already seen (Slack retries an event it
- *   thinks was not answered) is acknowledged and ignored.
+ *   thinks was not answered) is acknowledged and ignored, and so is a
+ *   message (channel + `ts`) already recorded under another `event_id`.
  * - A `block_actions` interaction
  *   (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload)
  *   becomes a `ClickIntake`; when the runtime does not accept it, the person
@@ -90,8 +91,7 @@ function listen(app: App, sink: IntakeSink, context: IntakeContext, botUserId: (
     if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
   });
   app.event('message', async ({ event, body }) => {
-    const eventId = typeof body.event_id === 'string' ? body.event_id : `${event.channel}:${event.ts}`;
-    const intake = messageIntakeOf(event as MessageEventFields, eventId, botUserId(), context.now());
+    const intake = messageIntakeOf(event as MessageEventFields, botUserId(), context.now());
     if (typeof intake === 'string') return;
     let result: IntakeResult;
     try {

@@ -36,9 +36,11 @@ describe('serve: kill -9 between a click and the host’s poll', () => {
     const first = startServeProcess(configPath, cleanups);
     const { ingest: url1 } = JSON.parse(await firstLine(first)) as { ingest: string };
     await emulatorCall(emulator.url, 'app', { url: `${url1}/v1/platforms/slack/events`, secret: SECRET });
+    // Alice asks, so her press decides (issue 22.2).
     const person = await emulatorCall<{ messageId: string }>(emulator.url, 'inbound', {
       space: CHANNEL,
       text: 'clean the build dir',
+      user: 'U0ALICE01',
     });
     const message = (await actions(url1)).find((a) => a.type === 'message');
     expect(message).toMatchObject({ messageId: person.messageId });

@@ -26,6 +26,10 @@ export interface RunningPlatform {
   connect(serveUrl: string): Promise<void>;
   personPosts(text: string): Promise<{ messageId: string; threadId: string }>;
   click(messageId: string, action: string, user: string): Promise<ClickAnswer>;
+  /** Adds an emulator fault rule (`POST /_emulator/faults`). */
+  fault(rule: Record<string, unknown>): Promise<void>;
+  /** The platform user id the emulator gives the person named `name` (as posts and presses carry it). */
+  userId(name: string): string;
   /** Every message of the space (threads included) as a person sees it: text plus card text. */
   messages(): Promise<EmulatedMessage[]>;
   close(): Promise<void>;
@@ -60,6 +64,9 @@ function running(
     personPosts: (text) =>
       emulatorCall<{ messageId: string; threadId: string }>(url, 'inbound', { space, text, user: 'alice' }),
     click: (messageId, action, user) => emulatorCall<ClickAnswer>(url, 'click', { messageId, action, user }),
+    fault: async (rule) => void (await emulatorCall(url, 'faults', { rules: [rule] })),
+    // Google Chat names people `users/<id>`; Slack and Discord take the id as given.
+    userId: (name) => (id === 'gchat' ? `users/${name}` : name),
     async messages() {
       const res = await fetch(`${url}/_emulator/messages?space=${encodeURIComponent(space)}`);
       const { messages } = (await res.json()) as { messages: EmulatedMessage[] };

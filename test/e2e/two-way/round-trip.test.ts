@@ -4,104 +4,22 @@
 // a person's message → the host sees `message` → the host starts a turn on it → a policy card → Approve →
 // the host sees `decision` → the card shows who decided → the answer. The same for a `question` and for Stop.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Action } from '../../../src/actions/types.js';
 import type { EmulatedMessage } from '../../../src/emulators/types.js';
-import { startServe } from '../../../src/serve/index.js';
-import { createServeLogger } from '../../../src/serve/logger.js';
-import { createMemoryStore } from '../../../src/store/memory.js';
-import { PLATFORM_SETUPS, type PlatformSetup, type RunningPlatform } from './platforms.js';
+import { PLATFORM_SETUPS } from './platforms.js';
+import { buttonsOf, messageWhere, runCleanups, start } from './serve-host.js';
 
-const TOKEN = 'two-way-ingest-token-0123456789';
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+afterEach(runCleanups);
 
-/** What the agent host does: polls GET /v1/actions and posts run events. */
-class Host {
-  cursor: string | undefined;
-  readonly seen: Action[] = [];
-  constructor(
-    readonly url: string,
-    readonly space: string,
-  ) {}
-
-  async events(...events: Record<string, unknown>[]): Promise<void> {
-    const res = await fetch(`${this.url}/v1/events`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-ndjson' },
-      body: events.map((event) => JSON.stringify({ space: this.space, ...event })).join('\n'),
-    });
-    const body = (await res.json()) as { accepted: number; rejected: unknown[] };
-    expect(res.status, JSON.stringify(body)).toBe(202);
-    expect(body.rejected).toEqual([]);
-  }
-
-  /** Long-polls until an action matching `match` arrives (each action is seen once, in order). */
-  async next<T extends Action['type']>(
-    type: T,
-    match: (action: Extract<Action, { type: T }>) => boolean = () => true,
-  ): Promise<Extract<Action, { type: T }>> {
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const query = new URLSearchParams({ wait: '2', ...(this.cursor ? { after: this.cursor } : {}) });
-      const res = await fetch(`${this.url}/v1/actions?${query}`, {
-        headers: { authorization: `Bearer ${TOKEN}` },
-      });
-      expect(res.status).toBe(200);
-      const page = (await res.json()) as { actions: Action[]; cursor: string };
-      this.cursor = page.cursor;
-      this.seen.push(...page.actions);
-      const found = this.seen.find(
-        (action): action is Extract<Action, { type: T }> =>
-          action.type === type && match(action as Extract<Action, { type: T }>),
-      );
-      if (found) return found;
-    }
-    throw new Error(`no ${type} action within 20 s; saw ${JSON.stringify(this.seen)}`);
-  }
-}
-
-async function start(setup: PlatformSetup, visibility: Record<string, unknown> = {}) {
-  const platform: RunningPlatform = await setup.start();
-  cleanups.push(() => platform.close());
-  const serve = await startServe({
-    config: {
-      ingest: { port: 0, token: TOKEN },
-      store: { path: ':memory:' },
-      platforms: platform.config,
-      visibility: { threadLog: { editDebounceMs: 200 }, ...visibility },
-      log: { level: 'silent' },
-    },
-    store: createMemoryStore(),
-    logger: createServeLogger('silent'),
-  });
-  cleanups.push(() => serve.close());
-  await platform.connect(serve.url);
-  return { platform, serve, host: new Host(serve.url, `${setup.id}:${platform.space}`) };
-}
-
-async function messageWhere(
-  platform: RunningPlatform,
-  match: (message: EmulatedMessage) => boolean,
-  what: string,
-): Promise<EmulatedMessage> {
-  return vi.waitFor(
-    async () => {
-      const found = (await platform.messages()).find(match);
-      if (!found) throw new Error(`no ${what} yet`);
-      return found;
-    },
-    { timeout: 20_000, interval: 50 },
-  );
-}
-
-const buttonsOf = (message: EmulatedMessage) =>
-  ((message as { buttons?: { action: string; label: string }[] }).buttons ?? []).map((b) => b.action);
+const setupUser = (id: string, name: string) => (id === 'gchat' ? `users/${name}` : name);
 
 describe.each(PLATFORM_SETUPS)('two-way on $id', (setup) => {
   it('message → turn on it → policy card → Approve → decision to the host → card shows it → answer', async () => {
-    const { platform, host } = await start(setup);
+    // Bob may decide too (an approver): the two presses race, and the first wins.
+    const { platform, host } = await start(
+      setup,
+      {},
+      { actions: { approvers: [setupUser(setup.id, 'bob')] } },
+    );
     const person = await platform.personPosts('please clean the build dir');
 
     const message = await host.next('message', (a) => a.messageId === person.messageId);

@@ -272,7 +272,13 @@ describe('Google Chat intake: events to the runtime', () => {
   it('Approve on a policy card a turn posted reaches the runtime as a click; its answer is told to the clicker privately', async () => {
     const r = await startRig();
     const posted = await personPosts(r, 'clean the cache');
-    r.e2e.send({ type: 'turn_started', turnId: 't1', root: { messageId: posted.messageId } });
+    // Bob asked for the turn (alice posted the root), so his press decides (issue 22.2).
+    r.e2e.send({
+      type: 'turn_started',
+      turnId: 't1',
+      root: { messageId: posted.messageId },
+      requestedBy: 'users/bob',
+    });
     r.e2e.send({ type: 'policy_request', turnId: 't1', requestId: 'p1', command: 'rm -rf /tmp/cache' });
     await r.e2e.advance(5_000);
     const card = r.e2e.messages().find((m) => m.buttons?.length);

@@ -169,6 +169,25 @@ describe('Slack intake: verification', () => {
     expect(received).toHaveLength(1);
   });
 
+  // Issue 22 (Slack dedupe): one message delivered under two event_ids makes one `message` action
+  // (deduplicated by channel + ts, in the store's outbox, so across restarts too).
+  it('one message under two event_ids is one message action', async () => {
+    const { h, url, received } = await start();
+    const now = Math.floor(h.clock.now() / 1000);
+    for (const eventId of ['EvFIRST', 'EvSECOND']) {
+      const body = eventBody(eventId, '1767268800.000300');
+      const headers = {
+        'x-slack-request-timestamp': String(now),
+        'x-slack-signature': sign(SECRET, now, body),
+      };
+      expect((await post(url, body, headers)).status).toBe(200);
+    }
+    expect(received).toHaveLength(2);
+    const messages = (await h.runtime.actions()).actions.filter((a) => a.type === 'message');
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ messageId: '1767268800.000300', space: `slack:${CHANNEL}` });
+  });
+
   it("skips bots' messages, the app's own and subtypes other than thread_broadcast", async () => {
     const { h, url, received } = await start();
     const now = Math.floor(h.clock.now() / 1000);
@@ -184,7 +203,11 @@ describe('Slack intake: verification', () => {
     await send('EvCCC', { subtype: 'channel_join' });
     await send('EvDDDD', { subtype: 'thread_broadcast', thread_ts: '1767268700.000100' });
     expect(received).toEqual([
-      expect.objectContaining({ kind: 'message', threadId: '1767268700.000100', dedupeKey: 'EvDDDD' }),
+      expect.objectContaining({
+        kind: 'message',
+        threadId: '1767268700.000100',
+        dedupeKey: `message:${CHANNEL}:1767268800.000306`,
+      }),
     ]);
   });
 });
@@ -205,7 +228,7 @@ describe('Slack intake: the emulator delivers the way Slack does', () => {
         dm: false,
         user: { id: 'U0PERSON01' },
         at: expect.any(Number),
-        dedupeKey: expect.stringMatching(/^Ev/),
+        dedupeKey: `message:${CHANNEL}:${posted.messageId}`,
       },
     ]);
     // The host names the person's message as the root; the card goes in its thread.

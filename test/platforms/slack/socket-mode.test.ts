@@ -117,7 +117,12 @@ describe('serve: Slack over Socket Mode', () => {
     ).toBe(404);
     const h = host(serve.url);
 
-    const person = await emulatorCall('inbound', { space: CHANNEL, text: 'please clean the build dir' });
+    // Alice posts, so her press decides (issue 22.2: only the requester or an approver).
+    const person = await emulatorCall('inbound', {
+      space: CHANNEL,
+      text: 'please clean the build dir',
+      user: 'U0ALICE001',
+    });
     const message = await h.next('message');
     expect(message).toMatchObject({
       space: SPACE,
@@ -144,8 +149,8 @@ describe('serve: Slack over Socket Mode', () => {
     const decision = await h.next('decision');
     expect(decision).toMatchObject({ turnId: 'T1', requestId: 'p1', decision: 'approved' });
     // A second press is acknowledged and told it was decided; it makes no second decision.
-    const bob = await emulatorCall('click', { messageId: card.id, action: 'reject', user: 'U0BOB00001' });
-    expect(bob).toMatchObject({ delivered: true, reply: expect.stringMatching(/already approved/i) });
+    const again = await emulatorCall('click', { messageId: card.id, action: 'reject', user: 'U0ALICE001' });
+    expect(again).toMatchObject({ delivered: true, reply: expect.stringMatching(/already approved/i) });
 
     await vi.waitFor(
       () => {
@@ -156,7 +161,7 @@ describe('serve: Slack over Socket Mode', () => {
       { timeout: 20_000, interval: 50 },
     );
     await h.events({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
-    // Bob's press made no second decision.
+    // The second press made no second decision.
     expect((await h.drain()).filter((a) => a.type === 'decision')).toEqual([]);
     const sockets = (await (await fetch(`${emulator.url}/_emulator/deliveries`)).json()) as {
       deliveries: { kind: string; status: number; via: string }[];
