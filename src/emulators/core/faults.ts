@@ -81,6 +81,8 @@ export interface FaultInjector {
   held(): Promise<void>;
   /** Lets every held call go on; returns how many were held. */
   release(): number;
+  /** How many calls are held now. */
+  holding(): number;
   /** Drops the rules and releases held calls. */
   clear(): void;
 }
@@ -171,6 +173,7 @@ export function createFaultInjector(): FaultInjector {
     },
     list: () => rules.map((rule) => ({ ...rule })),
     held: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    holding: () => waiting.length,
     release() {
       const released = waiting;
       waiting = [];
