@@ -16,7 +16,14 @@
  * cards, stray logs and answers all get it.
  */
 import type { SurfaceFrame } from './frame.js';
-import type { CallOpts, ChatSurface, EditRequest, PostedMessage, PostRequest } from './surface.js';
+import {
+  type CallOpts,
+  type ChatSurface,
+  type EditRequest,
+  isSurfaceError,
+  type PostedMessage,
+  type PostRequest,
+} from './surface.js';
 
 /** How many messages' final state (and landed client ids) are remembered; the oldest are forgotten first. */
 export const REMEMBERED_MESSAGES = 10_000;
@@ -158,6 +165,20 @@ export function orderWrites<S extends ChatSurface>(surface: S): S {
     });
   }
 
+  /**
+   * An uncertain create (5xx, timeout: it may have landed) is sent once more with the same client id at
+   * once: the platform answers with the message it made (Google Chat `requestId`, Discord `nonce`; Slack
+   * finds it by its metadata first), so the caller never posts the same thing under a new id beside an orphan.
+   */
+  async function postReconciled(req: PostRequest): Promise<PostedMessage> {
+    try {
+      return await surface.post(req);
+    } catch (error) {
+      if (!isSurfaceError(error) || error.kind !== 'transient') throw error;
+      return surface.post(req);
+    }
+  }
+
   function post(req: PostRequest, opts?: CallOpts): Promise<PostedMessage> {
     const { clientId } = req;
     if (clientId === undefined) return surface.post(req, opts);
@@ -168,7 +189,7 @@ export function orderWrites<S extends ChatSurface>(surface: S): S {
     const inFlight = creates.get(key);
     const work =
       inFlight ??
-      surface.post(req).then(
+      postReconciled(req).then(
         (posted) => {
           created.set(key, posted);
           if (created.size > REMEMBERED_MESSAGES) created.delete(created.keys().next().value as string);
