@@ -298,6 +298,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           context.settings.finalReplyInThread && record?.anchor && threadsOn(context) && !record.dm
             ? record.anchor
             : null;
+        // [writes] Threads off: log lines go top-level through the stray log; its pending lines go out first.
+        if (!thread && !threadsOn(context)) enqueue.sendTo('strays', { type: 'strays.flush' as const });
         // An answer over the platform's limit goes out in parts rather than being refused whole.
         const parts = answerParts(event.text, maxCharsOf(context.space));
         const [first, ...continuation] = parts;
