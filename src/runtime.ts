@@ -46,6 +46,7 @@ import type {
 } from './runtime/types.js';
 import { createTurnViews, fromSummary, viewOf } from './runtime/views.js';
 import { createMemoryStore } from './store/memory.js';
+import { orderedSurfaces } from './surfaces/ordered.js'; // [writes 22.1]
 import { createInspector } from './viz/inspect.js';
 
 export { logMessageChars, spaceSettingsFor } from './runtime/settings.js';
@@ -71,7 +72,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const clock = options.clock ?? systemClock;
   const store = options.store ?? createMemoryStore();
   const logger = options.logger ?? consoleLogger;
-  const surfaces = options.surfaces;
+  // [writes 22.1] Every surface's writes are ordered per message: the final frame is the last write (src/surfaces/ordered.ts).
+  const surfaces = orderedSurfaces(options.surfaces);
   const registry: PlatformRegistry = builtinPlatforms.with(...(options.platforms ?? []));
   const platforms = Object.keys(surfaces).filter((p) => surfaces[p] !== undefined);
   if (platforms.length === 0)

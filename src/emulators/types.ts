@@ -27,10 +27,20 @@ export interface FaultRule {
   method?: string;
   /** A substring or `/regex/` of the request path. */
   path?: string;
-  status: number;
+  /** The status answered (400–599); absent for a rule that only holds or delays the call. */
+  status?: number;
   /** How many calls to fail; default every matching call. */
   times?: number;
   retryAfterS?: number;
+  /** The write is applied, then `status` is answered: a lost response (the caller cannot tell it landed). */
+  applied?: boolean;
+  /** The call waits this long (wall clock) before it is handled: a slow write that lands late. */
+  delayMs?: number;
+  /** The call waits until `POST /_emulator/release` before it is handled (a gate a test opens). */
+  hold?: boolean;
+  /** Only this share of the matching calls is hit (0 < rate ≤ 1), drawn from `seed` (default 1): repeatable. */
+  rate?: number;
+  seed?: number;
 }
 
 export type LimitScope = 'app' | 'space' | 'global';

@@ -25,6 +25,7 @@ import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { cardOf, isCardEvent } from './cards.js';
 import { type DeliveryImplementationDeps, provideDeliveryMachine } from './delivery.implementations.js';
+import { headerAnchorOf } from './header-anchor.js'; // [writes]
 import { observed, type SnapshotListener } from './observed.js';
 import type { PendingAnswerSink } from './pending-answers.js';
 import { surfaceResolver } from './posting.js';
@@ -263,11 +264,13 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           at: deps.now(),
         });
       }),
-      deliverCard: enqueueActions(({ context, enqueue }, params) => {
+      deliverCard: enqueueActions(({ context, enqueue, self }, params) => {
         const event = params.event;
         if (!isCardEvent(event)) return;
         const record = event.turnId !== undefined ? context.turns[event.turnId] : undefined;
-        const thread = record?.mode === 'live' && threadsOn(context) ? record.anchor : null;
+        // [writes] A proactive turn has no root: its thread is the one its header started (the turn's anchor).
+        const anchor = record?.anchor ?? headerAnchorOf(self, record?.slot ?? null);
+        const thread = record?.mode === 'live' && threadsOn(context) ? anchor : null;
         const card = cardOf(event);
         const delivery = nextDelivery(context, {
           purpose: `${card.kind} card`,
@@ -298,6 +301,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           context.settings.finalReplyInThread && record?.anchor && threadsOn(context) && !record.dm
             ? record.anchor
             : null;
+        // [writes] Threads off: log lines go top-level through the stray log; its pending lines go out first.
+        if (!thread && !threadsOn(context)) enqueue.sendTo('strays', { type: 'strays.flush' as const });
         // An answer over the platform's limit goes out in parts rather than being refused whole.
         const parts = answerParts(event.text, maxCharsOf(context.space));
         const [first, ...continuation] = parts;

@@ -139,7 +139,8 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
   /** The fault for this call, if a rule matches: recorded and thrown like the platform's error. */
   function checkFault(call: Omit<CallDescription, 'status'>): void {
     const fault = faults.take({ op: call.op, method: call.method, path: call.path });
-    if (fault) {
+    // Holds, delays and lost responses are the HTTP emulators'; here a rule answers its status before the write.
+    if (fault?.status !== undefined) {
       throw refuse(
         { ...call, status: fault.status, details: { ...call.details, rejectedBy: 'fault' } },
         fault.retryAfterS,

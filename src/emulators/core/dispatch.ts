@@ -3,6 +3,8 @@
  * everything else goes to the platform handler, behind faults and limits,
  * and is recorded.
  */
+
+import type { FaultRule } from '../types.js';
 import { answerInspection, INSPECTION_PREFIX } from './inspection.js';
 import type { CallNotes, EmulatorRequest, HttpAnswer, PlatformRoute } from './platform-handler.js';
 import type { EmulatorState } from './state.js';
@@ -26,7 +28,7 @@ export function refuseUnreadableBody(
   return answer;
 }
 
-function answerPlatformCall(state: EmulatorState, req: EmulatorRequest): HttpAnswer {
+function answerPlatformCall(state: EmulatorState, req: EmulatorRequest): HttpAnswer | Promise<HttpAnswer> {
   const { handler, recorder } = state;
   const record = (status: number, notes: CallNotes) =>
     recorder.record({ method: req.method, path: req.path, op: 'other', ...notes, status });
@@ -42,13 +44,33 @@ function answerPlatformCall(state: EmulatorState, req: EmulatorRequest): HttpAns
     record(answer.status, { op: 'other' });
     return answer;
   }
+  const fault = state.faultInjector.take({ op: route.op, method: req.method, path: req.path });
+  // A held or delayed call is handled late (a slow write lands after those sent after it).
+  if (fault?.hold === true || fault?.delayMs !== undefined) {
+    const wait = fault.hold === true ? state.faultInjector.held() : delay(fault.delayMs ?? 0);
+    const held = route;
+    return wait.then(() => answerAfterFault(state, req, held, fault));
+  }
+  return answerAfterFault(state, req, route, fault);
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The fault's status (before the write, or after it for a lost response), else limits and the handler. */
+function answerAfterFault(
+  state: EmulatorState,
+  req: EmulatorRequest,
+  route: PlatformRoute,
+  fault: FaultRule | null,
+): HttpAnswer {
+  const { handler, recorder } = state;
+  const record = (status: number, notes: CallNotes) =>
+    recorder.record({ method: req.method, path: req.path, op: 'other', ...notes, status });
   const { handle, app, rateLimited, rateLimitSpace, ...notes } = route;
   // A refused call changed nothing: it notifies no one and pings no one.
   const refused = { ...notes, notifies: false, mentions: [] };
-
   const call = { op: route.op, method: req.method, path: req.path };
-  const fault = state.faultInjector.take(call);
-  if (fault) {
+  if (fault?.status !== undefined && fault.applied !== true) {
     const answer = handler.errorResponse(fault.status, fault.retryAfterS, 'fault', undefined, call);
     record(answer.status, { ...refused, details: { ...notes.details, rejectedBy: 'fault' } });
     return answer;
@@ -78,6 +100,11 @@ function answerPlatformCall(state: EmulatorState, req: EmulatorRequest): HttpAns
 
   try {
     const { record: learned, ...answer } = handle({ rateLimit: verdict.tightest });
+    if (fault?.status !== undefined && fault.applied === true && answer.status < 300) {
+      // Applied, but the caller hears an error: recorded as what the platform did, marked as a lost response.
+      record(answer.status, { ...notes, ...learned, details: { ...learned?.details, lostResponse: true } });
+      return handler.errorResponse(fault.status, fault.retryAfterS, 'fault', undefined, call);
+    }
     record(answer.status, { ...notes, ...learned });
     return answer;
   } catch (error) {

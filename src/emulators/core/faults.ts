@@ -1,7 +1,10 @@
 /**
  * Fault injection (`POST /_emulator/faults`, the memory surface's `fail`):
  * the first rule that matches a call answers it with the rule's status,
- * `times` times (every time when absent).
+ * `times` times (every time when absent). A rule may also hold the call
+ * (until `release`) or delay it before it is handled, answer its status
+ * after the write was applied (a lost response: `applied`), and match only
+ * a seeded share of the calls (`rate`, `seed`), so a faulty run repeats.
  */
 import { z } from 'zod';
 import type { CallOp, FaultRule } from '../types.js';
@@ -21,11 +24,23 @@ export const faultRuleSchema = z
         'not a valid /regex/flags',
       )
       .optional(),
-    status: z.number().int().min(400).max(599),
+    status: z.number().int().min(400).max(599).optional(),
     times: z.number().int().positive().optional(),
     retryAfterS: z.number().nonnegative().optional(),
+    applied: z.boolean().optional(),
+    delayMs: z.number().int().positive().max(600_000).optional(),
+    hold: z.boolean().optional(),
+    rate: z.number().gt(0).max(1).optional(),
+    seed: z.number().int().optional(),
   })
-  .strict();
+  .strict()
+  .refine((rule) => rule.status !== undefined || rule.delayMs !== undefined || rule.hold === true, {
+    message: 'a rule needs a status, a delayMs or hold: true',
+  })
+  .refine((rule) => rule.applied !== true || rule.status !== undefined, {
+    message: 'applied: true needs the status answered after the write',
+    path: ['applied'],
+  });
 
 export const faultRulesBodySchema = z.object({ rules: z.array(faultRuleSchema) }).strict();
 
@@ -62,7 +77,26 @@ export interface FaultInjector {
   take(target: FaultTarget): FaultRule | null;
   /** The rules in force, with what remains of their `times`. */
   list(): FaultRule[];
+  /** Resolves when `release` is called (a `hold` rule's call waits on it). */
+  held(): Promise<void>;
+  /** Lets every held call go on; returns how many were held. */
+  release(): number;
+  /** How many calls are held now. */
+  holding(): number;
+  /** Drops the rules and releases held calls. */
   clear(): void;
+}
+
+/** A small seeded generator (mulberry32): the same seed draws the same calls. */
+function seededDraws(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 const REGEX_FLAGS = /^[dimsuv]*$/;
@@ -102,6 +136,18 @@ export function matchesFault(rule: FaultRule, target: FaultTarget): boolean {
 
 export function createFaultInjector(): FaultInjector {
   let rules: FaultRule[] = [];
+  // A rule with a `rate` draws from its own seeded generator, so rules added later do not shift its draws.
+  const draws = new WeakMap<FaultRule, () => number>();
+  let waiting: (() => void)[] = [];
+  const drawn = (rule: FaultRule): boolean => {
+    if (rule.rate === undefined) return true;
+    let draw = draws.get(rule);
+    if (draw === undefined) {
+      draw = seededDraws(rule.seed ?? 1);
+      draws.set(rule, draw);
+    }
+    return draw() < rule.rate;
+  };
   return {
     add(input) {
       const parsed = parseFaultRules(input);
@@ -109,19 +155,34 @@ export function createFaultInjector(): FaultInjector {
       return parsed;
     },
     take(target) {
-      const index = rules.findIndex((rule) => matchesFault(rule, target));
+      const index = rules.findIndex((rule) => matchesFault(rule, target) && drawn(rule));
       if (index < 0) return null;
       const rule = rules[index]!;
       if (rule.times !== undefined) {
         const left = rule.times - 1;
         if (left <= 0) rules.splice(index, 1);
-        else rules[index] = { ...rule, times: left };
+        else {
+          // The counted-down rule keeps its generator.
+          const kept = { ...rule, times: left };
+          const draw = draws.get(rule);
+          if (draw !== undefined) draws.set(kept, draw);
+          rules[index] = kept;
+        }
       }
       return { ...rule };
     },
     list: () => rules.map((rule) => ({ ...rule })),
+    held: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    holding: () => waiting.length,
+    release() {
+      const released = waiting;
+      waiting = [];
+      for (const go of released) go();
+      return released.length;
+    },
     clear() {
       rules = [];
+      this.release();
     },
   };
 }

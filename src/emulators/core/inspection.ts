@@ -58,6 +58,8 @@ const ENDPOINTS: Record<string, Endpoint> = {
     // The state validates each rule and names the bad field.
     return ok({ rules: state.faults(rules as FaultRule[]) });
   },
+  // Lets the calls a `hold` rule keeps waiting go on (in the order they came).
+  'POST release': (state) => ok({ released: state.faultInjector.release() }),
   'GET limits': (state) => ok({ rules: state.limits() }),
   'POST limits': (state, req) => {
     const { rules } = parseBody(rulesBody, req.body, 'limits body');

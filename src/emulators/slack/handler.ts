@@ -1,6 +1,7 @@
 /**
  * The Slack Web API subset turnlog uses, as a PlatformHandler for the
  * emulator core: `POST /api/<method>` for auth.test, conversations.info,
+ * conversations.replies, conversations.history,
  * chat.postMessage, chat.update, chat.delete and reactions.add, plus a
  * person's messages through `/_emulator/inbound`.
  */
@@ -16,6 +17,7 @@ import { authTest } from './methods/auth-test.js';
 import { chatDelete } from './methods/chat-delete.js';
 import { chatUpdate } from './methods/chat-update.js';
 import { conversationsInfo } from './methods/conversations-info.js';
+import { conversationsHistory, conversationsReplies } from './methods/conversations-read.js';
 import { postMessage } from './methods/post-message.js';
 import { reactionsAdd } from './methods/reactions-add.js';
 import type { AssistantStatusSupport, SlackEmulatorState, SlackMethod } from './slack-call.js';
@@ -25,6 +27,8 @@ import { joinThread, resolveThreadRoot } from './threads.js';
 const METHODS: Record<string, SlackMethod> = {
   'auth.test': authTest,
   'conversations.info': conversationsInfo,
+  'conversations.replies': conversationsReplies,
+  'conversations.history': conversationsHistory,
   'chat.postMessage': postMessage,
   'chat.update': chatUpdate,
   'chat.delete': chatDelete,

@@ -25,6 +25,9 @@ export const SLACK_METHOD_TIERS: Readonly<Record<string, SlackTier | 'special'>>
   'reactions.add': 3,
   'assistant.threads.setStatus': 3,
   'conversations.info': 3,
+  // Read after an uncertain post to find the message it may have made (reconcile.ts).
+  'conversations.history': 3,
+  'conversations.replies': 3,
   'auth.test': 4,
 });
 

@@ -21,10 +21,10 @@
  * `capabilities.idempotentCreate` is false and the runtime's `postOnce`
  * (src/runtime/posting.ts) covers it: it looks a post's `clientId` up in the
  * store before posting and records the posted `ts` after, so a retried or
- * restarted turn reuses the message instead of posting a second one. The
- * one gap is a post whose answer is lost in flight (Slack made the message,
- * the store never heard): that retry duplicates, as on any platform without
- * idempotent creates.
+ * restarted turn reuses the message instead of posting a second one. A post
+ * whose answer is lost in flight (Slack made the message, the store never
+ * heard) is found again by its client id, carried in the message's
+ * metadata, before anything is posted anew (reconcile.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Logger, LogLevel, WebClient } from '@slack/web-api';
@@ -42,6 +42,7 @@ import {
 import { type AssistantStatus, createAssistantStatus } from './assistant-status.js';
 import { REFUSED_CONTENT_CODES, TOO_LONG_CODES, toSurfaceError } from './errors.js';
 import { createSlackRateLimiter, type SlackRateLimiter, slackRateKey } from './rate-limits.js';
+import { findPosted, isUncertain, metadataFor } from './reconcile.js';
 import {
   renderFrame,
   renderTextOnly,
@@ -173,6 +174,12 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
   const renderOpts = (step: number): SlackRenderOptions => ({ spinnerStep: step, logStyle });
   const spinners = new Map<string, number>();
   const rateLimiter = createSlackRateLimiter({ now });
+  /** Client ids whose create had an uncertain answer not yet checked (the next create with it looks first). */
+  const uncertain = new Set<string>();
+  const rememberUncertain = (clientId: string) => {
+    uncertain.add(clientId);
+    if (uncertain.size > MAX_SPINNERS) uncertain.delete(uncertain.values().next().value!);
+  };
 
   /** One API call: abort honoured (also while queued), errors mapped to the port's taxonomy. */
   async function call<T>(
@@ -283,19 +290,50 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
       if (signal?.aborted) throw abortError();
       const channel = slackChannelOf(req.space);
       const threadTs = req.thread?.threadId ?? req.thread?.rootMessageId;
-      const posted = await sendFrame(req, 0, (content) =>
-        call(slackRateKey('chat.postMessage', channel), `chat.postMessage in ${channel}`, signal, () =>
-          client.chat.postMessage({
-            channel,
-            text: content.text,
-            ...(content.blocks ? { blocks: content.blocks } : {}),
-            ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
-            // A log line that names a URL must not grow a preview under the card.
-            unfurl_links: false,
-            unfurl_media: false,
-          }),
-        ),
-      );
+      const { clientId } = req;
+      // An earlier create with this client id had an uncertain answer that could not be checked: look first.
+      if (clientId !== undefined && uncertain.has(clientId)) {
+        const found = await call(
+          slackRateKey(threadTs === undefined ? 'conversations.history' : 'conversations.replies', channel),
+          `find the post ${clientId} in ${channel}`,
+          signal,
+          () => findPosted(client, channel, threadTs, clientId),
+        );
+        uncertain.delete(clientId);
+        if (found !== undefined) return { messageId: found, threadId: threadTs ?? found };
+      }
+      let posted: Awaited<ReturnType<typeof client.chat.postMessage>>;
+      try {
+        posted = await sendFrame(req, 0, (content) =>
+          call(slackRateKey('chat.postMessage', channel), `chat.postMessage in ${channel}`, signal, () =>
+            client.chat.postMessage({
+              channel,
+              text: content.text,
+              ...(content.blocks ? { blocks: content.blocks } : {}),
+              ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
+              // A log line that names a URL must not grow a preview under the card.
+              unfurl_links: false,
+              unfurl_media: false,
+              // Finds the message again when Slack's answer is lost (reconcile.ts).
+              ...(clientId === undefined ? {} : { metadata: metadataFor(clientId) }),
+            }),
+          ),
+        );
+      } catch (error) {
+        if (clientId === undefined || !isUncertain(error)) throw error;
+        // The message may exist: adopt it rather than post a second one.
+        const found = await call(
+          slackRateKey(threadTs === undefined ? 'conversations.history' : 'conversations.replies', channel),
+          `find the post ${clientId} in ${channel}`,
+          signal,
+          () => findPosted(client, channel, threadTs, clientId),
+        ).catch(() => {
+          rememberUncertain(clientId);
+          return undefined;
+        });
+        if (found === undefined) throw error;
+        return { messageId: found, threadId: threadTs ?? found };
+      }
       const ts = posted.ts;
       if (typeof ts !== 'string' || ts === '') {
         throw new SurfaceError('transient', `chat.postMessage in ${channel}: Slack answered without a ts`);

@@ -55,7 +55,8 @@ describe('gchat E2E: error handling', () => {
 
   it('15: falls back to top-level when every attempt of the thread-log create fails: one top-level message, edited', async () => {
     await startedTurn();
-    await e.faults([{ op: 'create', status: 500, times: 3 }]);
+    // Each failed create is sent twice with its client id (an uncertain create is tried once more at once).
+    await e.faults([{ op: 'create', status: 500, times: 6 }]);
     e.send(tool('c1', 'one.ts'));
     await e.quiet();
     await e.advance(500);
@@ -67,8 +68,8 @@ describe('gchat E2E: error handling', () => {
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
     await e.advance(2000);
     const creates = e.creates();
-    expect(creates.slice(0, 3).map((c) => c.status)).toEqual([500, 500, 500]);
-    const later = landed(creates.slice(3));
+    expect(creates.slice(0, 6).map((c) => c.status)).toEqual([500, 500, 500, 500, 500, 500]);
+    const later = landed(creates.slice(6));
     expect(later).toHaveLength(1);
     expect(later[0]).toMatchObject({ status: 200, thread: null });
     expect(later[0]?.details).not.toHaveProperty('messageReplyOption');

@@ -13,9 +13,11 @@ import type { ChatSurface } from '../../../src/surfaces/surface.js';
 export interface InFlight {
   count: number;
   errors: string[];
+  /** The calls in flight: which method, its request, and whether its caller has given up (aborted) on it. */
+  calls: Set<{ method: string; req: unknown; abandoned: boolean }>;
 }
 
-export const createInFlight = (): InFlight => ({ count: 0, errors: [] });
+export const createInFlight = (): InFlight => ({ count: 0, errors: [], calls: new Set() });
 
 /** The surface methods that call the platform (those a surface has are counted). */
 const CALLS = ['post', 'edit', 'react', 'typing', 'setStatus'] as const;
@@ -30,15 +32,24 @@ export const settle = async (): Promise<void> => {
  * capabilities, a Discord surface's pacing) passes through unchanged.
  */
 export function countCalls<S extends ChatSurface>(surface: S, inFlight: InFlight): S {
-  const track = <T>(call: Promise<T>): Promise<T> => {
+  const track = <T>(method: string, args: unknown[], call: Promise<T>): Promise<T> => {
     inFlight.count++;
+    const entry = { method, req: args[0], abandoned: false };
+    inFlight.calls.add(entry);
+    // Marked the moment the caller aborts, before the call's own rejection arrives.
+    const signal = (args[1] as { signal?: AbortSignal } | undefined)?.signal;
+    signal?.addEventListener('abort', () => {
+      entry.abandoned = true;
+    });
     return call.then(
       (value) => {
         inFlight.count--;
+        inFlight.calls.delete(entry);
         return value;
       },
       (error: unknown) => {
         inFlight.count--;
+        inFlight.calls.delete(entry);
         inFlight.errors.push(error instanceof Error ? error.message : String(error));
         throw error;
       },
@@ -49,7 +60,7 @@ export function countCalls<S extends ChatSurface>(surface: S, inFlight: InFlight
     const method = surface[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
     if (typeof method !== 'function') continue;
     Object.defineProperty(counted, name, {
-      value: (...args: unknown[]) => track(method.apply(surface, args)),
+      value: (...args: unknown[]) => track(name, args, method.apply(surface, args)),
       enumerable: true,
     });
   }

@@ -19,7 +19,14 @@ import { createMemoryStore } from '../../../src/store/memory.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
 import type { ChatSurface } from '../../../src/surfaces/surface.js';
 import { emulatorCall } from '../../emulators/inspection.js';
-import { countCalls, createInFlight, STEP_MS, stepClock, untilNoCallInFlight } from './calls-in-flight.js';
+import {
+  countCalls,
+  createInFlight,
+  type InFlight,
+  STEP_MS,
+  stepClock,
+  untilNoCallInFlight,
+} from './calls-in-flight.js';
 
 /** A new simulated clock at `startMs`. */
 export function clockAt(startMs: number): SimulatedClock {
@@ -71,6 +78,8 @@ export interface PlatformE2E<E extends EmulatorServer, S extends ChatSurface> {
   warnings: string[];
   /** What the surface's failed calls said. */
   errors: string[];
+  /** The surface calls in flight now (whether their caller gave up on them included). */
+  inFlight: InFlight['calls'];
   /** Ingests one event into `space` (default the platform's); throws on a refused one. */
   send(event: Record<string, unknown>, space?: string): void;
   /** POSTs to the emulator's inspection API (`/_emulator/<endpoint>`), failing on any answer but 200. */
@@ -116,6 +125,8 @@ export type E2EBasics<E extends EmulatorServer> = Pick<
   | 'faults'
   | 'personDeletes'
   | 'stop'
+  | 'inFlight'
+  | 'emulatorCall'
 >;
 
 export async function startPlatformE2E<E extends EmulatorServer, S extends ChatSurface>(
@@ -172,6 +183,7 @@ export async function startPlatformE2E<E extends EmulatorServer, S extends ChatS
     counted,
     warnings,
     errors: inFlight.errors,
+    inFlight: inFlight.calls,
     send,
     emulatorCall: call,
     async userMessage(ref, o = {}) {

@@ -139,7 +139,8 @@ describe('slack E2E: terminal states ⛔ and ⚠️', () => {
 
   it('a turn whose log lost its thread (the thread post failing) ends ⚠️ degraded, not ✅', async () => {
     e = await startSlackE2E();
-    await e.faults([{ op: 'create', status: 500, times: 3 }]);
+    // Each failed post is sent twice with its client id (an uncertain create is tried once more at once).
+    await e.faults([{ op: 'create', status: 500, times: 6 }]);
     await e.userMessage('u1');
     e.send({ type: 'turn_started', turnId: 'T1', rootRef: 'u1' });
     e.send(tool('c1', 'one.ts'));

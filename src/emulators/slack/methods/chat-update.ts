@@ -10,6 +10,7 @@
 import { stringArg } from '../args.js';
 import { readContent } from '../content.js';
 import { missingArgument, slackError } from '../errors.js';
+import { readMetadata } from '../metadata.js';
 import { channelRefusal, liveMessage, messagePayload, readChannel, type SlackMethod } from '../slack-call.js';
 
 export const chatUpdate: SlackMethod = (call) => {
@@ -29,6 +30,8 @@ export const chatUpdate: SlackMethod = (call) => {
       const read = readContent(fields, call.slack.unsupportedBlocks);
       if (!read.ok) return read.reply;
       const { content } = read;
+      const meta = readMetadata(fields);
+      if (!meta.ok) return meta.reply;
       const message = liveMessage(call, target.channel, ts);
       if (!message) return slackError('message_not_found');
       if (message.author.kind !== 'app' || message.author.id !== app.userId) {
@@ -41,6 +44,8 @@ export const chatUpdate: SlackMethod = (call) => {
         blocks: content.blocks,
         buttons: content.buttons,
         mentions: content.mentions,
+        // Metadata given replaces the message's; without it the message keeps what it had.
+        ...(meta.metadata === undefined ? {} : { metadata: meta.metadata }),
       });
       return {
         status: 200,

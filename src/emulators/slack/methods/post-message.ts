@@ -13,6 +13,7 @@ import { booleanArg, stringArg } from '../args.js';
 import { readContent } from '../content.js';
 import { slackError } from '../errors.js';
 import { TS_PATTERN } from '../ids.js';
+import { readMetadata } from '../metadata.js';
 import { channelRefusal, messagePayload, readChannel, type SlackMethod } from '../slack-call.js';
 import { notifiesOnPost, resolveThreadRoot, threadParticipants } from '../threads.js';
 import { clearStatus } from './assistant-threads-set-status.js';
@@ -34,6 +35,8 @@ export const postMessage: SlackMethod = (call) => {
       const read = readContent(fields, call.slack.unsupportedBlocks);
       if (!read.ok) return read.reply;
       const { content } = read;
+      const meta = readMetadata(fields);
+      if (!meta.ok) return meta.reply;
 
       let threadRoot: string | null = null;
       let orphanedThread = false;
@@ -66,6 +69,7 @@ export const postMessage: SlackMethod = (call) => {
           ...(content.blocks ? { blocks: content.blocks } : {}),
           buttons: content.buttons,
           mentions: content.mentions,
+          ...(meta.metadata === undefined ? {} : { metadata: meta.metadata }),
         },
       });
       // The app's reply ends the "is working" status under that thread, as on Slack.
@@ -97,6 +101,7 @@ export const postMessage: SlackMethod = (call) => {
             ...(broadcast ? { reply_broadcast: true } : {}),
             ...(kind === 'im' ? { dm: true } : {}),
             ...(orphanedThread ? { orphanedThread: true } : {}),
+            ...(meta.metadata === undefined ? {} : { metadata: meta.metadata }),
           },
         },
       };
