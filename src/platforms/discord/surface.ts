@@ -26,6 +26,7 @@
  */
 import { API, MessageFlags, type RESTPatchAPIChannelMessageJSONBody } from '@discordjs/core/http-only';
 import { REST } from '@discordjs/rest';
+import type { PlatformCapabilities } from '../../registry/descriptor.js';
 import type { SurfaceFrame } from '../../surfaces/frame.js';
 import {
   type CallOpts,
@@ -36,7 +37,6 @@ import {
   SurfaceError,
   type ThreadAnchor,
 } from '../../surfaces/surface.js';
-import type { PlatformCapabilities } from '../types.js';
 import {
   DiscordCode,
   DiscordRateLimitedError,

@@ -21,6 +21,7 @@
  * `AbortError`.
  */
 import type { chat_v1 } from 'googleapis/build/src/apis/chat/index.js';
+import type { PlatformCapabilities } from '../../registry/descriptor.js';
 import type { FrameCard } from '../../surfaces/frame.js';
 import {
   type CallOpts,
@@ -32,7 +33,6 @@ import {
   SurfaceError,
   type ThreadAnchor,
 } from '../../surfaces/surface.js';
-import type { PlatformCapabilities } from '../types.js';
 import { createSpaceBackoff } from './backoff.js';
 import { createGchatClient, type GchatAuth } from './client.js';
 import { googleStatusOf, httpStatusOf, toSurfaceError } from './errors.js';

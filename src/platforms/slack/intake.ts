@@ -47,9 +47,9 @@ import { type Logger, LogLevel, WebAPIPlatformError } from '@slack/web-api';
 import type { ClickIntake, IntakeResult, IntakeSink, MessageIntake } from '../../actions/types.js';
 import { jsonErrorOf } from '../../events/json-error.js';
 import { redactRawText } from '../../events/scrub.js';
-import type { IntakeContext, PlatformIntake } from '../types.js';
+import type { IntakeContext, PlatformIntake } from '../../registry/descriptor.js';
 import { SlackStartupError, startSlackAppAs } from './app.js';
-import type { SlackConfig } from './descriptor.js';
+import type { SlackConfig } from './config.js';
 import { SLACK_CHANNEL_PATTERN, slackApiUrlOf } from './surface.js';
 
 /** Slack's deadline is 3 s; the verdict is awaited for a little less, so the answer always makes it. */
