@@ -27,6 +27,7 @@ import type { BudgetReplyEvent } from '../machines/budget.protocol.js';
 import { budgetDefaults } from '../src/budget/config.js';
 import { createBudgetImplementations } from '../src/budget/implementations.js';
 import type { TurnlogConfigInput } from '../src/config.js';
+import { builtinPlatforms } from '../src/platforms/all.js';
 import { createMemoryStore } from '../src/store/memory.js';
 import { budgetMachine as legacyBudgetMachine } from './budget/legacy/budget.machine.js';
 import { createBudgetImplementations as createLegacyImplementations } from './budget/legacy/implementations.js';
@@ -75,7 +76,7 @@ function budgetActorCase(logic: BudgetLogicFactory, turns: number): ActorCaseRes
   const clock = new HeapClock();
   const budget = createActor(
     logic(() => clock.now()),
-    { clock, input: budgetDefaults('gchat') },
+    { clock, input: budgetDefaults('gchat', builtinPlatforms) },
   ).start();
   const random = seeded(14);
   let events = 0;

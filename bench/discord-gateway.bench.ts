@@ -15,6 +15,7 @@
  */
 import type { IntakeEvent, IntakeSink } from '../src/actions/types.js';
 import { startDiscordEmulator } from '../src/emulators/discord/index.js';
+import { builtinPlatforms } from '../src/platforms/all.js';
 import { createDiscordIntake, createDiscordSurface } from '../src/platforms/discord/index.js';
 import { createRuntime } from '../src/runtime.js';
 
@@ -34,6 +35,7 @@ export default async function run(): Promise<void> {
   const emulator = await startDiscordEmulator({ gateway: { tokens: [TOKEN] }, limits: [] });
   const surface = createDiscordSurface({ token: TOKEN, apiUrl: emulator.url });
   const runtime = createRuntime({
+    platforms: builtinPlatforms,
     config: {},
     surfaces: { discord: surface },
     logger: { warn: () => {}, error: () => {} },

@@ -13,6 +13,7 @@
  * the log's last edit landing (p50, p95), with the wall time.
  */
 import { startDiscordEmulator } from '../src/emulators/discord/index.js';
+import { builtinPlatforms } from '../src/platforms/all.js';
 import { createDiscordSurface } from '../src/platforms/discord/index.js';
 import { createRuntime } from '../src/runtime.js';
 
@@ -32,6 +33,7 @@ export default async function run(): Promise<void> {
   const surface = createDiscordSurface({ token: 'bench', apiUrl: emulator.url });
   const warnings: string[] = [];
   const runtime = createRuntime({
+    platforms: builtinPlatforms,
     config: {},
     surfaces: { discord: surface },
     logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(m) },

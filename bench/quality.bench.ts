@@ -21,8 +21,8 @@
  */
 
 import { plainText } from '../src/surfaces/frame.js';
-import { createMemorySurface } from '../src/surfaces/memory.js';
 import { type ChatSurface, type PostedMessage, SurfaceError } from '../src/surfaces/surface.js';
+import { createMemorySurface } from '../src/testing/memory-surface.js';
 import { generateTurn, type TraceEvent, type TurnTrace } from './quality/trace.js';
 import { startBenchRuntime } from './runtime/harness.js';
 import { HeapClock } from './runtime/heap-clock.js';

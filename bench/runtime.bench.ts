@@ -22,7 +22,7 @@
  * `--expose-gc` gives exact heap numbers; without it the bench turns the flag
  * on itself (bench/runtime/heap.ts).
  */
-import { createMemorySurface } from '../src/surfaces/memory.js';
+import { createMemorySurface } from '../src/testing/memory-surface.js';
 import { type BenchRuntime, startBenchRuntime } from './runtime/harness.js';
 import { exposeGc, settledHeapUsed } from './runtime/heap.js';
 import { HeapClock } from './runtime/heap-clock.js';

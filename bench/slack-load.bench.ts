@@ -28,6 +28,7 @@
 import { SimulatedClock } from 'xstate';
 import { startSlackEmulator } from '../src/emulators/slack/index.js';
 import type { RecordedCall } from '../src/emulators/types.js';
+import { builtinPlatforms } from '../src/platforms/all.js';
 import { createSlackSurface } from '../src/platforms/slack/surface.js';
 import { createRuntime } from '../src/runtime.js';
 import type { ChatSurface } from '../src/surfaces/surface.js';
@@ -92,6 +93,7 @@ export default async function run(): Promise<void> {
     react: (req, opts) => track(slack.react(req, opts)),
   };
   const runtime = createRuntime({
+    platforms: builtinPlatforms,
     config: {},
     surfaces: { slack: surface },
     clock,

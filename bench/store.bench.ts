@@ -19,12 +19,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActor, SimulatedClock, type Snapshot } from 'xstate';
 import type { RunEvent } from '../src/events/schema.js';
+import { builtinPlatforms } from '../src/platforms/all.js';
 import { provideTurnMachine } from '../src/runtime/turn.implementations.js';
 import { createRuntime } from '../src/runtime.js';
 import { createMemoryStore } from '../src/store/memory.js';
 import { createSqliteStore } from '../src/store/sqlite.js';
 import type { TurnlogStore } from '../src/store/store.js';
-import { createMemorySurface } from '../src/surfaces/memory.js';
+import { createMemorySurface } from '../src/testing/memory-surface.js';
 
 const SPACE = 'gchat:spaces/AAAA';
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -44,21 +45,24 @@ async function realSnapshot(entries: number): Promise<Snapshot<unknown>> {
   const clock = new SimulatedClock();
   const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now() });
   const root = surface.inbound({ space: SPACE, text: 'please fix the build' });
-  const actor = createActor(provideTurnMachine({ surfaces: surface, budget: 'unlimited' }), {
-    clock,
-    input: {
-      turnId: 'T1',
-      space: SPACE,
-      anchor: { rootMessageId: root.messageId, threadId: root.threadId },
-      settings: {
-        editDebounceMs: 1000,
-        maxChars: 3500,
-        strategy: 'rollover',
-        editRetryMs: 500,
-        terminalAttempts: 10,
+  const actor = createActor(
+    provideTurnMachine({ platforms: builtinPlatforms, surfaces: surface, budget: 'unlimited' }),
+    {
+      clock,
+      input: {
+        turnId: 'T1',
+        space: SPACE,
+        anchor: { rootMessageId: root.messageId, threadId: root.threadId },
+        settings: {
+          editDebounceMs: 1000,
+          maxChars: 3500,
+          strategy: 'rollover',
+          editRetryMs: 500,
+          terminalAttempts: 10,
+        },
       },
     },
-  }).start();
+  ).start();
   for (let seq = 1; seq <= entries; seq++) {
     const summary = `tool: Read(src/module-${seq}/index.ts) → 120 lines`;
     actor.send({
@@ -160,6 +164,7 @@ async function measureRuntime(
     },
   };
   const runtime = createRuntime({
+    platforms: builtinPlatforms,
     surfaces: { gchat: surface },
     store: counted,
     clock,

@@ -4,10 +4,10 @@
  * fully-defaulted form the runtime reads.
  */
 import { z } from 'zod';
-import { ConfigError } from './config-error.js';
+import { ConfigError, PlatformStartupError } from './config-error.js';
 import { unknownKeyLines } from './config-keys.js';
-import { ENV_REFERENCE, secretSchema } from './platforms/config-schemas.js';
-import { builtinPlatforms } from './platforms/registry.js';
+import { ENV_REFERENCE, secretSchema } from './registry/config-schemas.js';
+import type { PlatformRegistry } from './registry/registry.js';
 import { validateRoutingFilters } from './routing/route.js';
 import { CONDENSE_STRATEGIES } from './turnlog/types.js';
 
@@ -179,19 +179,27 @@ export const storeSchema = z
   .strict();
 
 /**
- * `platforms.<id>`: each registered platform's own config schema (its
- * descriptor's `configSchema`); an unknown key is refused by name.
+ * `platforms.<id>`, before a registry is known: one object per platform id.
+ * `platformsSchemaFor(registry)` checks each against its descriptor.
  */
-export const platformsSchema = z
-  .object(
-    Object.fromEntries(
-      builtinPlatforms.descriptors.map((descriptor) => [
-        descriptor.id,
-        (descriptor.configSchema as z.ZodType<Record<string, unknown>>).optional(),
-      ]),
-    ) as Record<string, z.ZodOptional<z.ZodType<Record<string, unknown>>>>,
-  )
-  .strict();
+export const platformsSchema = z.record(z.string(), z.record(z.string(), z.unknown()).optional());
+
+/**
+ * `platforms.<id>`: each registered platform's own config schema (its
+ * descriptor's `configSchema`); an unknown platform is refused by name.
+ */
+export function platformsSchemaFor(registry: PlatformRegistry) {
+  return z
+    .object(
+      Object.fromEntries(
+        registry.descriptors.map((descriptor) => [
+          descriptor.id,
+          (descriptor.configSchema as z.ZodType<Record<string, unknown>>).optional(),
+        ]),
+      ) as Record<string, z.ZodOptional<z.ZodType<Record<string, unknown>>>>,
+    )
+    .strict();
+}
 
 /** `actions.webhook`: push each action to the host, signed (docs/http-api.md, "Actions"). */
 export const actionsSchema = z
@@ -243,7 +251,7 @@ export const turnlogConfigSchema = z
       .default({})
       .describe('Per-space settings, keyed by the platform-prefixed space (gchat:spaces/AAAA).'),
     budgets: z
-      .partialRecord(z.enum(builtinPlatforms.ids as [string, ...string[]]), budgetConfigSchema)
+      .record(z.string(), budgetConfigSchema)
       .default({})
       .describe("Rate budgets per platform app; the defaults follow the platform's published limits."),
     runtime: runtimeSchema.default(runtimeSchema.parse({})).describe('Actor runtime tuning.'),
@@ -265,16 +273,44 @@ export const turnlogConfigSchema = z
 export type TurnlogConfigInput = z.input<typeof turnlogConfigSchema>;
 export type TurnlogConfig = z.output<typeof turnlogConfigSchema>;
 
-export { apiUrlSchema, secretSchema } from './platforms/config-schemas.js';
-export { ConfigError };
+export { apiUrlSchema, secretSchema } from './registry/config-schemas.js';
+export { ConfigError, PlatformStartupError };
 
-/** Validates and defaults a config; the error names every bad key and what was expected. */
-export function resolveConfig(input: unknown = {}): TurnlogConfig {
-  const result = turnlogConfigSchema.safeParse(input ?? {});
+/**
+ * The config schema with `platforms.<id>` and `budgets.<id>` checked against
+ * the registry's platforms (built once per registry).
+ */
+const schemaByRegistry = new WeakMap<PlatformRegistry, typeof turnlogConfigSchema>();
+export function turnlogConfigSchemaFor(registry: PlatformRegistry): typeof turnlogConfigSchema {
+  let schema = schemaByRegistry.get(registry);
+  if (schema === undefined) {
+    const ids = registry.ids as [string, ...string[]];
+    schema = turnlogConfigSchema.extend({
+      platforms: platformsSchemaFor(registry)
+        .default({})
+        .describe(turnlogConfigSchema.shape.platforms.description ?? ''),
+      budgets: z
+        .partialRecord(z.enum(ids), budgetConfigSchema)
+        .default({})
+        .describe(turnlogConfigSchema.shape.budgets.description ?? ''),
+    }) as unknown as typeof turnlogConfigSchema;
+    schemaByRegistry.set(registry, schema);
+  }
+  return schema;
+}
+
+/**
+ * Validates and defaults a config; the error names every bad key and what
+ * was expected. With `registry`, each `platforms.<id>` section is checked
+ * against its descriptor's schema and an unknown platform is refused;
+ * without one (no platform known yet) only their shape is.
+ */
+export function resolveConfig(input: unknown = {}, registry?: PlatformRegistry): TurnlogConfig {
+  const schema = registry === undefined ? turnlogConfigSchema : turnlogConfigSchemaFor(registry);
+  const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   const lines = result.error.issues.flatMap((issue) => {
-    if (issue.code === 'unrecognized_keys')
-      return unknownKeyLines(turnlogConfigSchema, issue.path, issue.keys);
+    if (issue.code === 'unrecognized_keys') return unknownKeyLines(schema, issue.path, issue.keys);
     const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
     return [`${path}: ${issue.message}`];
   });
@@ -282,10 +318,10 @@ export function resolveConfig(input: unknown = {}): TurnlogConfig {
 }
 
 /** Where secrets may be given as `"env:NAME"`: the ingest token, the webhook secret and each platform's `secretKeys`. */
-const SECRET_PATHS: readonly (readonly string[])[] = [
+const secretPaths = (registry: PlatformRegistry | undefined): readonly (readonly string[])[] => [
   ['ingest', 'token'],
   ['actions', 'webhook', 'secret'],
-  ...builtinPlatforms.descriptors.flatMap((descriptor) =>
+  ...(registry?.descriptors ?? []).flatMap((descriptor) =>
     (descriptor.secretKeys ?? []).map((key) => ['platforms', descriptor.id, key]),
   ),
 ];
@@ -297,10 +333,11 @@ const SECRET_PATHS: readonly (readonly string[])[] = [
 export function resolveConfigSecrets(
   config: TurnlogConfig,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  registry?: PlatformRegistry,
 ): TurnlogConfig {
   const resolved = structuredClone(config);
   const problems: string[] = [];
-  for (const path of SECRET_PATHS) {
+  for (const path of secretPaths(registry)) {
     const parent = path
       .slice(0, -1)
       .reduce<Record<string, unknown> | undefined>(
@@ -329,14 +366,19 @@ export function resolveConfigSecrets(
 export function loadConfig(
   input: unknown,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  registry?: PlatformRegistry,
 ): TurnlogConfig {
-  return resolveConfigSecrets(resolveConfig(input), env);
+  return resolveConfigSecrets(resolveConfig(input, registry), env, registry);
 }
 
-/** The JSON Schema of the config file (for editors: `"$schema": "./docs/config.schema.json"`). */
-export function configJsonSchema(): Record<string, unknown> {
+/**
+ * The JSON Schema of the config file (for editors: `"$schema": "./docs/config.schema.json"`),
+ * with `platforms.<id>` of the registry's platforms.
+ */
+export function configJsonSchema(registry?: PlatformRegistry): Record<string, unknown> {
+  const schema = registry === undefined ? turnlogConfigSchema : turnlogConfigSchemaFor(registry);
   return {
-    ...z.toJSONSchema(turnlogConfigSchema, { io: 'input', target: 'draft-2020-12' }),
+    ...z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' }),
     title: 'turnlog config',
     description:
       'The configuration of `turnlog serve --config FILE` (docs/cli.md). Every key has a default except `platforms`: turnlog serve needs at least one platform.',

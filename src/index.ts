@@ -42,7 +42,6 @@ export type {
   InboundMessage,
   OutboundMessage,
 } from './adapter/types.js';
-export { createBudgetImplementations } from './budget/implementations.js';
 // Sending events: the HTTP and in-process clients.
 export * from './client/index.js';
 // The runtime and its configuration (docs/cli.md lists every key).
@@ -60,8 +59,6 @@ export {
   type ExitStatus,
   type ParsedEvents,
   type ParseResult,
-  PLATFORMS,
-  type Platform,
   parseExitPrefix,
   parseRunEvent,
   parseRunEventBatch,
@@ -75,7 +72,6 @@ export {
   redactRunEvent,
   redactSecrets,
   runEventSchema,
-  SPACE_PATTERN,
   stripControl,
   summarizeToolResult,
   TurnSequencer,
@@ -87,21 +83,20 @@ export {
   ClaudeCodeTranslator,
   translateClaudeCode,
 } from './ingest/claude-code.js';
-// The ChatSurface port and the Google Chat surface (docs/platforms.md).
+export type {
+  IntakeContext,
+  PlatformCapabilities,
+  PlatformDescriptor,
+  PlatformIntake,
+  SurfaceContext,
+} from './registry/descriptor.js';
+// The platform registry: the runtime is given one; each platform is its own entry
+// (`turnlog/gchat`, `turnlog/slack`, `turnlog/discord`), loaded only when used.
 export {
-  CHAT_BOT_SCOPE,
-  createGchatSurface,
-  type GchatAuth,
-  type GchatSurfaceOptions,
-} from './platforms/gchat/surface.js';
-// The platform registry: one folder per platform (docs/platforms.md).
-export {
-  builtinPlatforms,
   createPlatformRegistry,
   type PlatformRegistry,
   UnknownPlatformError,
-} from './platforms/registry.js';
-export type { PlatformCapabilities, PlatformDescriptor, SurfaceContext } from './platforms/types.js';
+} from './registry/registry.js';
 // Routing: where an event goes.
 export {
   type Destination,
@@ -111,8 +106,6 @@ export {
   routeEvent,
   type SpaceRoutingConfig,
 } from './routing/index.js';
-export { createSpaceImplementations } from './runtime/space.implementations.js';
-export { createTurnImplementations } from './runtime/turn.implementations.js';
 export {
   createRuntime,
   type IngestResult,
@@ -122,7 +115,8 @@ export {
   type TurnView,
 } from './runtime.js';
 // The daemon behind `turnlog serve` (docs/http-api.md).
-export { type Serve, type ServeOptions, type ServeShutdown, startServe } from './serve/index.js';
+export type { Serve, ServeOptions, ServeShutdown } from './serve/index.js';
+export { startServe } from './serve/start-lazily.js';
 export {
   createMemoryStore,
   createSqliteStore,

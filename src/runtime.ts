@@ -25,8 +25,8 @@ import { systemClock } from './clock.js';
 import { resolveConfig } from './config.js';
 import type { RunEvent } from './events/schema.js';
 import { TurnSequencer } from './events/sequence.js';
-import { builtinPlatforms, type PlatformRegistry } from './platforms/registry.js';
-import type { PlatformCapabilities } from './platforms/types.js';
+import type { PlatformCapabilities } from './registry/descriptor.js';
+import { asPlatformRegistry, type PlatformRegistry } from './registry/registry.js';
 import { createActorSystem } from './runtime/actor-system.js';
 import { createAdmission } from './runtime/admission.js';
 import { createDurability, messageOf } from './runtime/durability.js';
@@ -68,13 +68,14 @@ const consoleLogger: RuntimeLogger = {
 const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
 
 export function createRuntime(options: RuntimeOptions): Runtime {
-  const config = resolveConfig(options.config ?? {});
+  // layers: the registry is passed in; it checks the config's platform sections.
+  const registry: PlatformRegistry = asPlatformRegistry(options.platforms);
+  const config = resolveConfig(options.config ?? {}, registry);
   const clock = options.clock ?? systemClock;
   const store = options.store ?? createMemoryStore();
   const logger = options.logger ?? consoleLogger;
-  // [writes 22.1] Every surface's writes are ordered per message: the final frame is the last write (src/surfaces/ordered.ts).
+  // Every surface's writes are ordered per message: the final frame is the last write (src/surfaces/ordered.ts).
   const surfaces = orderedSurfaces(options.surfaces);
-  const registry: PlatformRegistry = builtinPlatforms.with(...(options.platforms ?? []));
   const platforms = Object.keys(surfaces).filter((p) => surfaces[p] !== undefined);
   if (platforms.length === 0)
     throw new Error(`createRuntime: give at least one surface (surfaces.${registry.ids.join(', .')})`);

@@ -4,6 +4,8 @@
  * model-based testing kits of the turn and budget machines.
  */
 
+// The machines' implementation factories, for tests that run a machine alone.
+export { createBudgetImplementations } from './budget/implementations.js';
 export {
   DISCORD_DEFAULT_LIMITS,
   type DiscordEmulatorOptions,
@@ -26,12 +28,10 @@ export {
   startSlackEmulator,
 } from './emulators/slack/index.js';
 export type * from './emulators/types.js';
-export {
-  createMemorySurface,
-  MEMORY_SURFACE_CAPABILITIES,
-  type MemorySurface,
-  type MemorySurfaceOptions,
-} from './surfaces/memory.js';
+// Every built-in platform at once (all three SDKs load): for tests that want the whole registry.
+export { builtinPlatforms } from './platforms/all.js';
+export { createSpaceImplementations } from './runtime/space.implementations.js';
+export { createTurnImplementations } from './runtime/turn.implementations.js';
 export { type BudgetLoadOptions, type BudgetLoadReceipt, simulateBudgetLoad } from './testing/budget-load.js';
 export {
   type BudgetCommand,
@@ -41,6 +41,12 @@ export {
   budgetModelPaths,
   replayBudgetCommands,
 } from './testing/budget-model.js';
+export {
+  createMemorySurface,
+  MEMORY_SURFACE_CAPABILITIES,
+  type MemorySurface,
+  type MemorySurfaceOptions,
+} from './testing/memory-surface.js';
 export {
   describeTurnCommands,
   replayTurnCommands,

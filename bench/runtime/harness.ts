@@ -1,5 +1,6 @@
 /** A runtime on a simulated clock, driven by the benchmark: ingest, advance, settle, drain. */
 import type { TurnlogConfigInput } from '../../src/config.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { createMemoryStore } from '../../src/store/memory.js';
 import type { TurnlogStore } from '../../src/store/store.js';
@@ -60,6 +61,7 @@ export async function startBenchRuntime(
   };
   const warnings: string[] = [];
   const runtime = (opts.createRuntime ?? createRuntime)({
+    platforms: builtinPlatforms,
     config: opts.config ?? {},
     surfaces: { [surface.platform]: counted },
     store,

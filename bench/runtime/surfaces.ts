@@ -1,6 +1,7 @@
 /** Surfaces for the runtime benchmark: a counting wrapper, and a surface that keeps nothing. */
-import { MEMORY_SURFACE_CAPABILITIES } from '../../src/surfaces/memory.js';
+
 import type { ChatSurface, PostedMessage } from '../../src/surfaces/surface.js';
+import { MEMORY_SURFACE_CAPABILITIES } from '../../src/testing/memory-surface.js';
 
 export interface SurfaceWrites {
   post: number;

@@ -5,7 +5,7 @@
  * (unless posted silently where the platform can); an edit never does.
  */
 
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { describeToolCall } from '../../src/turnlog/format.js';
 import { startBenchRuntime } from '../runtime/harness.js';
 import { HeapClock } from '../runtime/heap-clock.js';

@@ -11,7 +11,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { ConfigError } from '../config-error.js';
-import { ENV_REFERENCE } from '../platforms/config-schemas.js';
+import { ENV_REFERENCE } from '../registry/config-schemas.js';
 import type { TurnlogStore } from '../store/store.js';
 import { ActionCursorError, type Outbox } from './outbox.js';
 import type { Action } from './types.js';

@@ -19,7 +19,6 @@
  */
 
 import type { BudgetWrite } from '../../machines/budget.protocol.js';
-import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
 
 /**
  * What a write is, as the platform counts it: the first post of a message, an
@@ -122,11 +121,17 @@ export interface BudgetConfig {
 const MINUTE_MS = 60_000;
 export const DEFAULT_MARGIN_FRACTION = 0.1;
 
+/**
+ * What `budgetDefaults` reads of the platform registry: structural, so the
+ * budget does not import the registry (whose descriptors name budget inputs).
+ */
+export interface BudgetDefaultsSource {
+  readonly ids: readonly string[];
+  get(id: string): { readonly budget: Omit<BudgetInput, 'platform'> } | undefined;
+}
+
 /** The platform's budget defaults, from its descriptor (src/platforms/<id>/descriptor.ts). */
-export function budgetDefaults(
-  platform: BudgetPlatform,
-  platforms: PlatformRegistry = builtinPlatforms,
-): BudgetInput {
+export function budgetDefaults(platform: BudgetPlatform, platforms: BudgetDefaultsSource): BudgetInput {
   const descriptor = platforms.get(platform);
   if (descriptor === undefined) {
     throw new Error(

@@ -1,7 +1,7 @@
 /** `turnlog emulate --platform X [--port N]`: one loopback emulator until SIGINT/SIGTERM. */
 import { parseArgs } from 'node:util';
 import { EMULATED_PLATFORMS, startEmulator } from '../emulators/index.js';
-import type { Platform } from '../events/schema.js';
+import type { Platform } from '../emulators/types.js';
 import { CliError, type CliIo } from './io.js';
 
 export const EMULATE_HELP = `Usage: turnlog emulate --platform gchat|slack|discord [options]

@@ -1,10 +1,8 @@
 /** `turnlog serve --config FILE`: the ingest daemon until SIGINT/SIGTERM (docs/cli.md). */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { ConfigError, LOG_LEVELS } from '../config.js';
+import { ConfigError, LOG_LEVELS, PlatformStartupError } from '../config.js';
 import { jsonErrorOf } from '../events/json-error.js';
-import { DiscordGatewayError } from '../platforms/discord/intake.js';
-import { SlackStartupError } from '../platforms/slack/app.js';
 import { shutdownOnSignal, startServe } from '../serve/index.js';
 import { CliError, type CliIo } from './io.js';
 
@@ -71,7 +69,8 @@ export async function runServe(
 
 function isStartupError(error: unknown): error is Error {
   return (
-    error instanceof ConfigError || error instanceof SlackStartupError || error instanceof DiscordGatewayError
+    // SlackStartupError and DiscordGatewayError are PlatformStartupErrors: cli names no platform.
+    error instanceof ConfigError || error instanceof PlatformStartupError
   );
 }
 

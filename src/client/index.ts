@@ -4,7 +4,6 @@ export { DEFAULT_MAX_SUBAGENT_DEPTH } from './client.js';
 export { DeliveryError, describeEvent, EventNotAcceptedError, type NotAcceptedKind } from './errors.js';
 export { ActionsRequestError, actionsEndpoint } from './http-actions.js';
 export { createTurnlogClient, type TurnlogClientOptions } from './http-client.js';
-export { HTTP_DEFAULTS, ingestEndpoint } from './http-transport.js';
 export { createInProcessClient } from './in-process-client.js';
 export type {
   AnswerAction,

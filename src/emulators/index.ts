@@ -3,12 +3,18 @@
  * of Google Chat, Slack or Discord, in process, with the inspection API both
  * over HTTP (`/_emulator/*`) and as methods.
  */
-import type { Platform } from '../events/schema.js';
 import type { EmulatorServer } from './core/server.js';
 import { startDiscordEmulator } from './discord/index.js';
 import { startGchatEmulator } from './gchat/index.js';
 import { startSlackEmulator } from './slack/index.js';
-import type { EmulatedMessage, FaultRule, LimitRule, RecordedCall } from './types.js';
+import {
+  EMULATED_PLATFORMS,
+  type EmulatedMessage,
+  type FaultRule,
+  type LimitRule,
+  type Platform,
+  type RecordedCall,
+} from './types.js';
 
 export interface StartEmulatorOptions {
   platform: Platform;
@@ -37,7 +43,7 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-export const EMULATED_PLATFORMS: readonly Platform[] = ['gchat', 'slack', 'discord'];
+export { EMULATED_PLATFORMS };
 
 export async function startEmulator(opts: StartEmulatorOptions): Promise<Emulator> {
   const common = {

@@ -1,5 +1,9 @@
 /** The emulator inspection API shapes (docs/emulators.md), shared by the memory surface. */
 
+/** The platforms the emulators stand in for (the built-ins; the core knows none by name). */
+export const EMULATED_PLATFORMS = ['gchat', 'slack', 'discord'] as const;
+export type Platform = (typeof EMULATED_PLATFORMS)[number];
+
 export type CallOp = 'create' | 'update' | 'delete' | 'thread' | 'reaction' | 'inbound' | 'other';
 
 export interface RecordedCall {

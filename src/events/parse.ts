@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 import { jsonErrorOf } from './json-error.js';
 import { RUN_EVENT_TYPES, type RunEvent, type RunEventType, runEventSchemaFor } from './schema.js';
 
@@ -25,15 +25,19 @@ export interface ParsedEvents {
 const TURN_ID_OPTIONAL = new Set<string>(['inbound']);
 
 export interface ParseOptions {
-  /** The platforms whose spaces are accepted. Default: the built-ins. */
+  /**
+   * The platforms whose spaces are accepted, each space checked against its
+   * platform's own id pattern. Default: any platform-prefixed space.
+   */
   platforms?: PlatformRegistry;
 }
 
 type SchemaByType = Map<string, z.ZodType<RunEvent>>;
 const schemasByRegistry = new WeakMap<PlatformRegistry, SchemaByType>();
+let anyPlatformSchemas: SchemaByType | undefined;
 
-function schemasOf(platforms: PlatformRegistry = builtinPlatforms): SchemaByType {
-  let schemas = schemasByRegistry.get(platforms);
+function schemasOf(platforms: PlatformRegistry | undefined): SchemaByType {
+  let schemas = platforms === undefined ? anyPlatformSchemas : schemasByRegistry.get(platforms);
   if (schemas === undefined) {
     schemas = new Map(
       runEventSchemaFor(platforms).options.map((schema) => [
@@ -41,7 +45,8 @@ function schemasOf(platforms: PlatformRegistry = builtinPlatforms): SchemaByType
         schema as z.ZodType<RunEvent>,
       ]),
     );
-    schemasByRegistry.set(platforms, schemas);
+    if (platforms === undefined) anyPlatformSchemas = schemas;
+    else schemasByRegistry.set(platforms, schemas);
   }
   return schemas;
 }
@@ -102,7 +107,7 @@ function collect(result: ParsedEvents, parsed: ParseResult, line: number, where:
 function validateSafely(
   value: unknown,
   schemas: SchemaByType,
-  platforms: PlatformRegistry = builtinPlatforms,
+  platforms: PlatformRegistry | undefined,
 ): ParseResult {
   try {
     const result = validate(value, schemas);
@@ -116,8 +121,8 @@ function validateSafely(
 }
 
 /** What the event's platform cannot show: a `question` with more options than a card has buttons. */
-function platformProblem(event: RunEvent, platforms: PlatformRegistry): string | undefined {
-  if (event.type !== 'question') return undefined;
+function platformProblem(event: RunEvent, platforms: PlatformRegistry | undefined): string | undefined {
+  if (event.type !== 'question' || platforms === undefined) return undefined;
   const platform = platforms.forSpace(event.space);
   const max = platform.capabilities.maxButtons;
   if (max === undefined || event.options.length <= max) return undefined;

@@ -7,14 +7,14 @@
  * and replaced).
  */
 import { z } from 'zod';
-import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 
-/** The built-in platforms (src/platforms/registry.ts); a runtime may serve more. */
-export const PLATFORMS = ['gchat', 'slack', 'discord'] as const;
-export type Platform = (typeof PLATFORMS)[number];
-
-/** A space of a built-in platform: `gchat:spaces/AAAA`, `slack:C0123ABCD`, `discord:123456789012345678`. */
-export const SPACE_PATTERN = builtinPlatforms.spacePattern;
+/**
+ * A platform-prefixed space (`gchat:spaces/AAAA`, `slack:C0123ABCD`): a
+ * platform id, `:`, then the platform's own id. The core knows no platform
+ * by name; the registry a runtime is given checks the part after the `:`.
+ */
+export const SPACE_PATTERN = /^[a-z][a-z0-9-]*:\S+$/;
 
 /** A space of one of the registry's platforms, its id matching that platform's pattern. */
 export function spaceSchemaFor(platforms: PlatformRegistry) {
@@ -24,7 +24,10 @@ export function spaceSchemaFor(platforms: PlatformRegistry) {
   });
 }
 
-export const spaceSchema = spaceSchemaFor(builtinPlatforms);
+/** A platform-prefixed space, any platform (no registry to check the platform's own id against). */
+export const spaceSchema = z
+  .string()
+  .regex(SPACE_PATTERN, 'a platform-prefixed space: <platform>:<its own id>, e.g. slack:C0123ABCD');
 
 const nonEmpty = z.string().min(1, 'a non-empty string');
 
@@ -194,10 +197,10 @@ export type RunEventType = RunEvent['type'];
 export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
 export const RUN_EVENT_TYPES = runEventSchema.options.map((o) => o.shape.type.value) as RunEventType[];
 
-/** The event schema for a registry's platforms (the built-ins: `runEventSchema`); built once per registry. */
+/** The event schema for a registry's platforms (none given: `runEventSchema`); built once per registry. */
 const schemasFor = new WeakMap<PlatformRegistry, typeof runEventSchema>();
-export function runEventSchemaFor(platforms: PlatformRegistry): typeof runEventSchema {
-  if (platforms === builtinPlatforms) return runEventSchema;
+export function runEventSchemaFor(platforms: PlatformRegistry | undefined): typeof runEventSchema {
+  if (platforms === undefined) return runEventSchema;
   let schema = schemasFor.get(platforms);
   if (schema === undefined) {
     const space = spaceSchemaFor(platforms);
@@ -229,7 +232,7 @@ export function normalizeOption(option: QuestionOption): {
 }
 
 /** The platform id of a prefixed space; an error naming the known prefixes when the registry has none for it. */
-export function platformOf(space: string, platforms: PlatformRegistry = builtinPlatforms): string {
+export function platformOf(space: string, platforms: PlatformRegistry): string {
   return platforms.forSpace(space).id;
 }
 

@@ -8,7 +8,7 @@
  * - slack: any `<!…>` special (`<!channel|label>` and forms the list misses).
  * The text reads the same; only the markup no longer parses. Pure.
  */
-import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 
 /** Invisible, and breaks the token so no platform parses it. */
 export const MENTION_BREAK = '\u200B';
@@ -43,11 +43,7 @@ export function neutralizeMentions(text: string, forms: readonly string[]): stri
 }
 
 /** `text` with every mention that could ping on `platform` (and every broad one anywhere) broken. */
-export function neutralizeBroadMentions(
-  text: string,
-  platform: string,
-  platforms: PlatformRegistry = builtinPlatforms,
-): string {
+export function neutralizeBroadMentions(text: string, platform: string, platforms: PlatformRegistry): string {
   const descriptor = platforms.get(platform);
   if (descriptor === undefined) {
     throw new TypeError(`neutralizeBroadMentions: unknown platform ${JSON.stringify(platform)}`);

@@ -9,7 +9,7 @@ import { redactRunEvent } from '../events/redact-event.js';
 import type { RunEvent } from '../events/schema.js';
 import { KeyStreams, scrubInput } from '../events/scrub.js';
 import type { TurnSequencer } from '../events/sequence.js';
-import type { PlatformRegistry } from '../platforms/registry.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 import type { RunRecord } from './run-record.js';
 import type { IngestResult } from './types.js';

@@ -8,7 +8,7 @@
 import { fromPromise, raise, sendTo } from 'xstate';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { deliveryMachine, type ReactRequest } from '../../machines/delivery.machine.js';
-import { builtinPlatforms } from '../platforms/registry.js';
+
 import type { EditRequest, PostRequest } from '../surfaces/surface.js';
 import type { PendingAnswerSink } from './pending-answers.js';
 import { paceFor, postActor, rateChannel, surfaceResolver } from './posting.js';
@@ -23,7 +23,7 @@ export type DeliveryImplementations = Parameters<typeof deliveryMachine.provide>
 
 export function createDeliveryImplementations(deps: DeliveryImplementationDeps): DeliveryImplementations {
   const { store } = deps;
-  const platforms = deps.platforms ?? builtinPlatforms;
+  const platforms = deps.platforms;
   const surfaceFor = surfaceResolver(deps.surfaces, platforms);
   const budgetOf = (request: PostRequest) => budgetSystemId(platforms.forSpace(request.space).id);
   const channelOf = (request: PostRequest): string =>

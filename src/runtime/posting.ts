@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 /** What pacing needs of the runtime's clock (XState's actor-system clock: the system clock, or a SimulatedClock in tests). */
 export type Timers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
-import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 import type { TurnlogStore } from '../store/store.js';
 import {
   type ChatSurface,
@@ -46,7 +46,7 @@ export type SurfacesByPlatform = Readonly<Partial<Record<string, ChatSurface>>>;
 
 export function surfaceResolver(
   surfaces: ChatSurface | SurfacesByPlatform,
-  platforms: PlatformRegistry = builtinPlatforms,
+  platforms: PlatformRegistry,
 ): SurfaceFor {
   if (isSurface(surfaces)) return () => surfaces;
   return (space) => {
@@ -136,7 +136,7 @@ export const postActor = (surfaceFor: SurfaceFor, refs: PostRefs | undefined) =>
 export function rateChannel(
   space: string,
   threadId: string | undefined,
-  platforms: PlatformRegistry = builtinPlatforms,
+  platforms: PlatformRegistry,
 ): string {
   return platforms.forSpace(space).rateChannel(space, threadId);
 }

@@ -6,8 +6,8 @@
 import type { SpaceSettings } from '../../machines/space.machine.js';
 import { budgetDefaults } from '../budget/config.js';
 import type { TurnlogConfig } from '../config.js';
-import type { PlatformRegistry } from '../platforms/registry.js';
-import type { PlatformCapabilities } from '../platforms/types.js';
+import type { PlatformCapabilities } from '../registry/descriptor.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 import { resolveSpaceRouting } from '../routing/route.js';
 import type { CondenseStrategy } from '../turnlog/types.js';
 import type { SpaceOverrides } from './types.js';

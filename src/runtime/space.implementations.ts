@@ -78,7 +78,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
   const turnLogic = deps.onTurnSnapshot ? observed(restorableTurn, deps.onTurnSnapshot) : restorableTurn;
   const deliveryLogic = provideDeliveryMachine(deps);
   /** The platform's limit for one message, from its surface. */
-  const surfaceFor = surfaceResolver(deps.surfaces);
+  const surfaceFor = surfaceResolver(deps.surfaces, deps.platforms);
   const acksOf = (space: string): boolean => {
     try {
       return surfaceFor(space).capabilities.ackCard === true;

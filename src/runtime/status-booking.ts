@@ -20,7 +20,7 @@ import {
   type ProgressRequestEvent,
   type RefusedEvent,
 } from '../../machines/budget.protocol.js';
-import type { PlatformRegistry } from '../platforms/registry.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 import { rateChannel, sleepOn, type Timers } from './posting.js';
 

@@ -11,7 +11,7 @@ import {
   type StrayWriteOutput,
   strayLogMachine,
 } from '../../machines/stray-log.machine.js';
-import { builtinPlatforms } from '../platforms/registry.js';
+
 import { type FrameLine, plainLine, type SurfaceFrame } from '../surfaces/frame.js';
 import { paceFor, postOnce, rateChannel, surfaceResolver } from './posting.js';
 import type { TurnImplementationDeps } from './turn.implementations.js';
@@ -27,7 +27,7 @@ export interface StrayLogDeps extends TurnImplementationDeps {
 const frameOf = (lines: FrameLine[]): SurfaceFrame => ({ kind: 'log', lines });
 
 export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImplementations {
-  const platforms = deps.platforms ?? builtinPlatforms;
+  const platforms = deps.platforms;
   const surfaceFor = surfaceResolver(deps.surfaces, platforms);
   const budgetOf = (space: string) => budgetSystemId(platforms.forSpace(space).id);
   const useBudget = (deps.budget ?? 'system') === 'system';

@@ -18,8 +18,8 @@ import {
 } from '../../machines/turn.machine.js';
 import { personName } from '../actions/clicks.js';
 import type { ActionUser } from '../actions/types.js';
-import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
-import type { PlatformCapabilities } from '../platforms/types.js';
+import type { PlatformCapabilities } from '../registry/descriptor.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 import type { TurnlogStore } from '../store/store.js';
 import type { FrameAction, FrameHeadline, FrameState, SurfaceFrame } from '../surfaces/frame.js';
 import type { ChatSurface, EditRequest, PostedMessage, PostRequest } from '../surfaces/surface.js';
@@ -48,8 +48,8 @@ import { createStatusBooking, type StatusRequest, statusDue } from './status-boo
 export interface TurnImplementationDeps {
   /** One surface, or one per platform (the space's prefix picks it). */
   surfaces: ChatSurface | SurfacesByPlatform;
-  /** The platforms spaces may belong to (rate channels, budgets). Default: the built-ins. */
-  platforms?: PlatformRegistry;
+  /** The platforms spaces may belong to (rate channels, budgets): the registry the runtime was given. */
+  platforms: PlatformRegistry;
   /** `system`: talk to the budget actor `budget:<platform>`; `unlimited`: grant every request at once (tests). */
   budget?: 'system' | 'unlimited';
   /**
@@ -198,7 +198,7 @@ async function showStatus(
 
 export function createTurnImplementations(deps: TurnImplementationDeps): TurnImplementations {
   const { store } = deps;
-  const platforms = deps.platforms ?? builtinPlatforms;
+  const platforms = deps.platforms;
   const surfaceFor = surfaceResolver(deps.surfaces, platforms);
   const budgetOf = ({ context }: { context: TurnContext }) =>
     budgetSystemId(platforms.forSpace(context.space).id);

@@ -9,7 +9,8 @@ import type { ChannelBackend } from '../adapter/channel-adapter.js';
 import type { Clock } from '../clock.js';
 import type { TurnlogConfigInput } from '../config.js';
 import type { RunEvent } from '../events/schema.js';
-import type { PlatformDescriptor } from '../platforms/types.js';
+import type { PlatformDescriptor } from '../registry/descriptor.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 import type { TurnlogStore } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 
@@ -23,11 +24,12 @@ export interface RuntimeOptions {
   /** One surface per platform the runtime serves (`gchat`, `slack`, `discord`, or one of `platforms`). */
   surfaces: Partial<Record<string, ChatSurface>>;
   /**
-   * Platforms besides the built-ins (src/platforms/registry.ts): their spaces
-   * are accepted, their budgets, rate channels and mentions come from their
-   * descriptors. A platform turnlog does not ship is added this way alone.
+   * The platforms the runtime serves (the core knows none by name): a
+   * registry or its descriptors, e.g. `gchatPlatform` from `turnlog/gchat`.
+   * Their spaces are accepted; budgets, rate channels and mentions come from
+   * their descriptors.
    */
-  platforms?: readonly PlatformDescriptor[];
+  platforms: PlatformRegistry | readonly PlatformDescriptor[];
   /** Default: an in-memory store. */
   store?: TurnlogStore;
   /** Default: the system clock. Tests pass XState's `SimulatedClock`. */

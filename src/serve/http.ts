@@ -20,7 +20,8 @@ import { jsonErrorOf } from '../events/json-error.js';
 import { redactSecrets } from '../events/redact.js';
 import { spaceSchema } from '../events/schema.js';
 import { redactRawText } from '../events/scrub.js';
-import type { PlatformIntake } from '../platforms/types.js';
+import type { PlatformIntake } from '../registry/descriptor.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 import type { Runtime } from '../runtime.js';
 import type { DeadLetterRecord, MaybePromise } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
@@ -34,6 +35,8 @@ import { bodyFormatOf, ingestBody, JSON_TYPE, NDJSON_TYPES } from './ingest-body
 import { loggableError } from './logger.js';
 
 export interface IngestServerOptions {
+  /** The platforms served: a space of another platform, or not in its platform's form, is a 400. */
+  platforms?: PlatformRegistry;
   runtime: Pick<
     Runtime,
     | 'ingest'
@@ -290,6 +293,8 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     const valid = spaceSchema.safeParse(space);
     if (!valid.success)
       throw new HttpProblem(400, `space "${space}": ${valid.error.issues[0]?.message ?? 'invalid'}`);
+    const foreign = options.platforms?.checkSpace(space);
+    if (foreign !== undefined) throw new HttpProblem(400, `space "${space}": expected ${foreign}`);
     if (request.method === 'GET') {
       sendJson(response, 200, { space, ...runtime.spaceSettings(space) });
       return;

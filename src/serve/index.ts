@@ -7,22 +7,21 @@
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
 import { loadConfig, type TurnlogConfig } from '../config.js';
-import { builtinPlatforms } from '../platforms/registry.js';
-import { verifySlackAuth } from '../platforms/slack/app.js';
-import type { SlackConfig } from '../platforms/slack/descriptor.js';
-import type { PlatformDescriptor } from '../platforms/types.js';
+import type { PlatformDescriptor } from '../registry/descriptor.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import type { TurnlogStore } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 import { startIngestServer } from './http.js';
 import { createServeLogger, runtimeLoggerOf } from './logger.js';
+import { checkPlatformsAtStartup, servedPlatforms } from './platforms.js';
+import type { ServeShutdown } from './signals.js';
 import { openServeStore } from './store.js';
 import { createIntakes, createSurfaces } from './surfaces.js';
 
 export { createBearerCheck, isLoopbackHost } from './auth.js';
 export { type IngestServer, type IngestServerOptions, startIngestServer } from './http.js';
 export { createServeLogger } from './logger.js';
-export { type SignalDeps, shutdownOnSignal } from './signals.js';
+export { type ServeShutdown, type SignalDeps, shutdownOnSignal } from './signals.js';
 export { createSurfaces } from './surfaces.js';
 
 export interface ServeOptions {
@@ -30,7 +29,11 @@ export interface ServeOptions {
   config: unknown;
   /** Default: built from `config.platforms`. */
   surfaces?: Partial<Record<string, ChatSurface>>;
-  /** Platforms besides the built-ins, whose `platforms.<id>` config builds their surfaces. */
+  /**
+   * Platforms besides the built-ins, whose `platforms.<id>` config builds their
+   * surfaces. A built-in platform is loaded (its folder and SDK imported) only
+   * when `config.platforms` or `surfaces` names it.
+   */
   platforms?: readonly PlatformDescriptor[];
   /** Default: SQLite at `config.store.path`, closed by `close()`. A given store is left open for its owner. */
   store?: TurnlogStore;
@@ -40,11 +43,6 @@ export interface ServeOptions {
   logger?: Logger;
   /** Where `"env:NAME"` secrets are read. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
-}
-
-export interface ServeShutdown {
-  /** Every live turn's pending frame went out before the actors stopped; false: it stays in the store for the next start. */
-  flushed: boolean;
 }
 
 export interface Serve {
@@ -62,18 +60,17 @@ export interface Serve {
 }
 
 export async function startServe(options: ServeOptions): Promise<Serve> {
-  const config = loadConfig(options.config, options.env);
+  const registry = await servedPlatforms(options.config, options.surfaces, options.platforms);
+  const config = loadConfig(options.config, options.env, registry);
   const logger = options.logger ?? createServeLogger(config.log.level);
-  const registry = builtinPlatforms.with(...(options.platforms ?? []));
   const surfaces =
     options.surfaces ??
     createSurfaces(config.platforms, registry, {
       now: () => (options.clock ?? systemClock).now(),
       ...(options.env ? { env: options.env } : {}),
     });
-  // A Slack token Slack refuses is a start-up error naming platforms.slack.token, not a turn failing later.
-  const slack = config.platforms.slack as SlackConfig | undefined;
-  if (slack !== undefined && options.surfaces === undefined) await verifySlackAuth(slack);
+  // A credential the platform refuses (a Slack token) is a start-up error naming its key, not a turn failing later.
+  if (options.surfaces === undefined) await checkPlatformsAtStartup(config, registry);
   const ownStore = options.store === undefined ? openServeStore(config.store.path) : undefined;
   const store = options.store ?? (ownStore as TurnlogStore);
   const clock = options.clock ?? systemClock;
@@ -86,7 +83,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       store,
       clock,
       logger: runtimeLoggerOf(logger),
-      ...(options.platforms ? { platforms: options.platforms } : {}),
+      platforms: registry,
     });
   } catch (error) {
     await ownStore?.close();
@@ -115,6 +112,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
     for (const intake of Object.values(intakes)) await intake.start?.();
     server = await startIngestServer({
       runtime,
+      platforms: registry,
       intakes,
       surfaces,
       host: config.ingest.host,

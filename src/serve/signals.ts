@@ -3,7 +3,12 @@
  * (bounded); a second one, while that runs, exits at once with code 1.
  */
 import type { Logger } from 'pino';
-import type { ServeShutdown } from './index.js';
+
+/** How a serve shutdown went (here so index.ts and this module do not import each other). */
+export interface ServeShutdown {
+  /** Every live turn's pending frame went out before the actors stopped; false: it stays in the store for the next start. */
+  flushed: boolean;
+}
 
 export interface SignalDeps {
   /** Registers a handler for the next SIGINT/SIGTERM (`CliIo.onSignal`). */

@@ -1,8 +1,8 @@
 /** The chat surfaces `turnlog serve` posts through, one per configured platform. */
 import { ConfigError, type TurnlogConfig } from '../config.js';
 import { redactRawText } from '../events/scrub.js';
-import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
-import type { IntakeContext, PlatformIntake, SurfaceContext } from '../platforms/types.js';
+import type { IntakeContext, PlatformIntake, SurfaceContext } from '../registry/descriptor.js';
+import type { PlatformRegistry } from '../registry/registry.js';
 import type { DeadLetterRecord, MaybePromise } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 
@@ -17,7 +17,7 @@ export const INTAKE_DEAD_LETTER_CHARS = 64 * 1024;
  */
 export function createSurfaces(
   platforms: TurnlogConfig['platforms'],
-  registry: PlatformRegistry = builtinPlatforms,
+  registry: PlatformRegistry,
   context: SurfaceContext = { now: Date.now },
 ): Partial<Record<string, ChatSurface>> {
   const surfaces: Partial<Record<string, ChatSurface>> = {};

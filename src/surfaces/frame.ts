@@ -9,7 +9,6 @@
  * to fit by the condenser: a renderer shows it literally (no mention, link or
  * markup may form from it) except `prose.markdown`, which it converts.
  */
-import type { TurnLogEntryKind } from '../turnlog/types.js';
 
 /**
  * The state a log message shows in its headline (and its colour, where the
@@ -20,6 +19,9 @@ import type { TurnLogEntryKind } from '../turnlog/types.js';
 export type FrameState = 'running' | 'done' | 'failed' | 'stopped' | 'blocked' | 'degraded';
 
 /** A log line's outcome: a tool call is `pending` until its result completes it. */
+/** What a turn-log line reports (kept here so frames need nothing from turnlog/). */
+export type TurnLogEntryKind = 'tool' | 'subagent' | 'policy' | 'system' | 'command';
+
 export type LineStatus = 'pending' | 'ok' | 'failed';
 
 export interface FrameLine {

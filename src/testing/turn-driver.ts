@@ -33,14 +33,15 @@ import {
 import type { BudgetInEvent } from '../../machines/budget.protocol.js';
 import { budgetSystemId } from '../../machines/budget.protocol.js';
 import type { TurnInput, TurnOutcome, TurnSettings } from '../../machines/turn.machine.js';
-import type { Platform } from '../events/schema.js';
+import type { Platform } from '../emulators/types.js';
+import { builtinPlatforms } from '../platforms/all.js';
 import type { PostRefs } from '../runtime/posting.js';
 import { restorable } from '../runtime/restorable.js';
 import { provideTurnMachine } from '../runtime/turn.implementations.js';
 import { createMemoryStore } from '../store/memory.js';
-import { createMemorySurface, MEMORY_SURFACE_CAPABILITIES, type MemorySurface } from '../surfaces/memory.js';
 import type { ChatSurface, SurfaceCapabilities } from '../surfaces/surface.js';
 import type { TurnLogEntry } from '../turnlog/types.js';
+import { createMemorySurface, MEMORY_SURFACE_CAPABILITIES, type MemorySurface } from './memory-surface.js';
 import { watchTimers } from './timers.js';
 
 /** How the platform answers a call: `ok` lets it do what it does (a deleted message still answers 404). */
@@ -110,7 +111,12 @@ function createSwitchableTurnLogic(platform: Platform, capabilities: SurfaceCapa
     lookupPost: (clientId) => refs?.lookupPost(clientId),
   };
   const logic = restorable(
-    provideTurnMachine({ surfaces: switchable, budget: 'system', store: switchableRefs }),
+    provideTurnMachine({
+      surfaces: switchable,
+      platforms: builtinPlatforms,
+      budget: 'system',
+      store: switchableRefs,
+    }),
   );
   return {
     logic,

@@ -34,14 +34,15 @@ import {
   type TurnSettings,
   turnMachine,
 } from '../../machines/turn.machine.js';
-import type { Platform } from '../events/schema.js';
+import type { Platform } from '../emulators/types.js';
+import { builtinPlatforms } from '../platforms/all.js';
 import { condenseBudget, provideTurnMachine } from '../runtime/turn.implementations.js';
-import { createMemorySurface, MEMORY_SURFACE_CAPABILITIES } from '../surfaces/memory.js';
 import { type SurfaceCapabilities, SurfaceError } from '../surfaces/surface.js';
 import { resolveCondenseOpts } from '../turnlog/condense.js';
 import { renderTurnLog, type TurnLogState } from '../turnlog/log.js';
 import type { TurnLogEntry } from '../turnlog/types.js';
 import { detachedScope } from './detached-scope.js';
+import { createMemorySurface, MEMORY_SURFACE_CAPABILITIES } from './memory-surface.js';
 import {
   CALL_RESULTS,
   type CallResult,
@@ -354,6 +355,7 @@ export function createTurnModelLogic(
   // The model never calls the surface: its answers are the commands.
   const machine = provideTurnMachine({
     surfaces: createMemorySurface({ platform: config.platform, capabilities: config.capabilities }),
+    platforms: builtinPlatforms,
     budget: 'system',
   });
   const space = MODEL_SPACES[config.platform];

@@ -1,7 +1,7 @@
 /** Shapes of the turn log (docs/architecture.md "Formatting"). */
-import type { FrameLine, LineStatus } from '../surfaces/frame.js';
+import type { FrameLine, LineStatus, TurnLogEntryKind } from '../surfaces/frame.js';
 
-export type TurnLogEntryKind = 'tool' | 'subagent' | 'policy' | 'system' | 'command';
+export type { TurnLogEntryKind };
 
 export interface TurnLogEntry {
   /** `HH:MM:SS` wall-clock in the configured time zone; no date (the thread anchors the day). */

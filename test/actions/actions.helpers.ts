@@ -1,10 +1,11 @@
 /** A runtime with a click resolver of the test's own, and intake events for it (test/actions). */
 import { SimulatedClock } from 'xstate';
 import type { ClickIntake, ClickResolver, MessageIntake, NewAction } from '../../src/actions/types.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { createMemoryStore } from '../../src/store/memory.js';
 import type { TurnlogStore } from '../../src/store/store.js';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 import { SPACE } from '../runtime/runtime.helpers.js';
 
 export interface ActionsHarness {
@@ -32,6 +33,7 @@ export async function startActionsRuntime(opts: { store?: TurnlogStore } = {}): 
     return { status: 'accepted', action: { ...action, user: click.user, at: click.at } as NewAction };
   };
   const runtime = createRuntime({
+    platforms: builtinPlatforms,
     surfaces: { gchat: surface },
     store,
     clock,

@@ -1,10 +1,11 @@
 // spec: run-visibility 8 (the process-wide edit budget) — its numbers; docs/platforms.md limits.
 import { describe, expect, it } from 'vitest';
 import { budgetDefaults, resolveBudgetConfig } from '../../src/budget/config.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 
 describe('budgetDefaults (docs/platforms.md)', () => {
   it('Slack: chat.update 50 a minute per app, one edit per channel per second', () => {
-    const config = resolveBudgetConfig(budgetDefaults('slack'));
+    const config = resolveBudgetConfig(budgetDefaults('slack', builtinPlatforms));
     // A tenth of each limit is kept as margin (clock skew, writes the budget does not see).
     expect(config.allowance).toBe(45);
     expect(config.windowMs).toBe(60_000);
@@ -12,30 +13,33 @@ describe('budgetDefaults (docs/platforms.md)', () => {
   });
 
   it('Google Chat: 3000 writes a minute per project; the 1 s spacing keeps a space at ≤ 60 a minute', () => {
-    const config = resolveBudgetConfig(budgetDefaults('gchat'));
+    const config = resolveBudgetConfig(budgetDefaults('gchat', builtinPlatforms));
     expect(config.allowance).toBe(2700);
     expect(60_000 / config.channelSpacingMs).toBeLessThanOrEqual(54);
   });
 
   it('Discord: 50 requests per second global, counted over a one-second window', () => {
-    const config = resolveBudgetConfig(budgetDefaults('discord'));
+    const config = resolveBudgetConfig(budgetDefaults('discord', builtinPlatforms));
     expect(config.ratePerMinute).toBe(3000);
     expect(config.windowMs).toBe(1000);
     expect(config.allowance).toBe(45);
   });
 
   it('keeps a configurable margin under the platform limits (default a tenth)', () => {
-    expect(resolveBudgetConfig({ ...budgetDefaults('gchat'), marginFraction: 0 }).allowance).toBe(3000);
-    expect(resolveBudgetConfig({ ...budgetDefaults('gchat'), marginFraction: 0.2 }).channelSpacingMs).toBe(
-      1250,
-    );
-    expect(() => resolveBudgetConfig({ ...budgetDefaults('gchat'), marginFraction: 1 })).toThrow(
-      /marginFraction must be below 1/,
-    );
+    expect(
+      resolveBudgetConfig({ ...budgetDefaults('gchat', builtinPlatforms), marginFraction: 0 }).allowance,
+    ).toBe(3000);
+    expect(
+      resolveBudgetConfig({ ...budgetDefaults('gchat', builtinPlatforms), marginFraction: 0.2 })
+        .channelSpacingMs,
+    ).toBe(1250);
+    expect(() =>
+      resolveBudgetConfig({ ...budgetDefaults('gchat', builtinPlatforms), marginFraction: 1 }),
+    ).toThrow(/marginFraction must be below 1/);
   });
 
   it('refuses an unknown platform by name', () => {
-    expect(() => budgetDefaults('teams' as never)).toThrow(/unknown platform "teams"/);
+    expect(() => budgetDefaults('teams' as never, builtinPlatforms)).toThrow(/unknown platform "teams"/);
   });
 });
 
@@ -46,14 +50,14 @@ describe('resolveBudgetConfig', () => {
 
   it('a full burst plus one window of refill is exactly the allowance, so no window can exceed it', () => {
     for (const platform of ['gchat', 'discord'] as const) {
-      const config = resolveBudgetConfig(budgetDefaults(platform));
+      const config = resolveBudgetConfig(budgetDefaults(platform, builtinPlatforms));
       expect(config.capacity + config.refillPerMs * config.windowMs).toBeCloseTo(config.allowance, 9);
       expect(config.capacity).toBeGreaterThanOrEqual(config.reserve + 1);
     }
   });
 
   it('Slack counts each window exactly (windowLog): it refills at the whole allowance, the log caps each window', () => {
-    const config = resolveBudgetConfig(budgetDefaults('slack'));
+    const config = resolveBudgetConfig(budgetDefaults('slack', builtinPlatforms));
     expect(config.windowLog).toBe(true);
     expect(config.refillPerMs * config.windowMs).toBeCloseTo(config.allowance, 9);
     expect(config.windowAllowance).toBe(45);

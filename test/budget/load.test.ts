@@ -3,6 +3,7 @@
 // frames against the real budget actor on a SimulatedClock.
 import { describe, expect, it } from 'vitest';
 import { budgetDefaults } from '../../src/budget/config.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { simulateBudgetLoad } from '../../src/testing/budget-load.js';
 
 const fiftyCards = {
@@ -16,7 +17,7 @@ const fiftyCards = {
 
 describe('budget under load', () => {
   it('fifty cards on a 50/min Slack budget: no 60 s window above the limit, every card painted, every terminal funded', () => {
-    const receipt = simulateBudgetLoad({ input: budgetDefaults('slack'), ...fiftyCards });
+    const receipt = simulateBudgetLoad({ input: budgetDefaults('slack', builtinPlatforms), ...fiftyCards });
     expect(receipt.windowMs).toBe(60_000);
     // The platform's 50 less the default margin of a tenth.
     expect(receipt.allowance).toBe(45);
@@ -34,7 +35,7 @@ describe('budget under load', () => {
   it('five cards per channel on Google Chat: the channel spacing is the limit, and every card still paints', () => {
     // The channel spacing exactly at the platform's 60 a minute (no margin): the fairness of the spacing itself.
     const receipt = simulateBudgetLoad({
-      input: { ...budgetDefaults('gchat'), marginFraction: 0 },
+      input: { ...budgetDefaults('gchat', builtinPlatforms), marginFraction: 0 },
       ...fiftyCards,
     });
     expect(receipt.mostEditsInAWindow).toBeLessThanOrEqual(receipt.allowance);

@@ -15,9 +15,10 @@ import {
   wakeLine,
 } from '../../src/budget/bucket.js';
 import { budgetDefaults, resolveBudgetConfig } from '../../src/budget/config.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { maxEditsInWindow } from '../../src/testing/budget-driver.js';
 
-const slack = resolveBudgetConfig(budgetDefaults('slack'));
+const slack = resolveBudgetConfig(budgetDefaults('slack', builtinPlatforms));
 
 const started = (now = 0): BudgetState => {
   const state = createBudgetState(slack);
@@ -34,8 +35,8 @@ describe('Slack describes its methods apart (src/platforms/slack/descriptor.ts)'
   });
 
   it('Google Chat and Discord count every write in the one bucket, as before', () => {
-    expect(resolveBudgetConfig(budgetDefaults('gchat')).separate).toEqual({});
-    expect(resolveBudgetConfig(budgetDefaults('discord')).separate).toEqual({});
+    expect(resolveBudgetConfig(budgetDefaults('gchat', builtinPlatforms)).separate).toEqual({});
+    expect(resolveBudgetConfig(budgetDefaults('discord', builtinPlatforms)).separate).toEqual({});
   });
 
   it('a write kind that does not exist is refused by name', () => {

@@ -13,9 +13,10 @@ import {
   wakeLine,
 } from '../../src/budget/bucket.js';
 import { type BudgetConfig, budgetDefaults, resolveBudgetConfig } from '../../src/budget/config.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { maxEditsInWindow } from '../../src/testing/budget-driver.js';
 
-const slack = resolveBudgetConfig(budgetDefaults('slack'));
+const slack = resolveBudgetConfig(budgetDefaults('slack', builtinPlatforms));
 const STEP_MS = 100;
 
 /**
@@ -100,7 +101,7 @@ describe("Slack's chat.update budget counts the window exactly", () => {
 
   it('Google Chat and Discord keep the burst out of the refill, as before', () => {
     for (const platform of ['gchat', 'discord']) {
-      const config = resolveBudgetConfig(budgetDefaults(platform));
+      const config = resolveBudgetConfig(budgetDefaults(platform, builtinPlatforms));
       expect(config.windowLog).toBe(false);
       expect(config.refillPerMs).toBeCloseTo((config.allowance - config.capacity) / config.windowMs, 9);
     }
@@ -119,8 +120,8 @@ describe('Slack: a token the bucket would lose goes to whoever asks (useSpare)',
 
   it('Google Chat and Discord keep the fair share however full the bucket is', () => {
     expect(slack.useSpare).toBe(true);
-    expect(resolveBudgetConfig(budgetDefaults('gchat')).useSpare).toBe(false);
-    expect(resolveBudgetConfig(budgetDefaults('discord')).useSpare).toBe(false);
+    expect(resolveBudgetConfig(budgetDefaults('gchat', builtinPlatforms)).useSpare).toBe(false);
+    expect(resolveBudgetConfig(budgetDefaults('discord', builtinPlatforms)).useSpare).toBe(false);
   });
 
   it('a card before its fair turn gets a token while the bucket is full', () => {

@@ -5,11 +5,11 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
+import { ingestEndpoint } from '../../src/client/http-transport.js';
 import {
   createTurnlogClient,
   DeliveryError,
   type EventNotAcceptedError,
-  ingestEndpoint,
   type TurnlogClientOptions,
 } from '../../src/client/index.js';
 import type { Clock } from '../../src/clock.js';

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRunEvent, parseRunEventBatch, parseRunEvents } from '../../src/events/parse.js';
 import { RUN_EVENT_TYPES } from '../../src/events/schema.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { anyText } from './secret-fixtures.js';
 
 const toolResult = {
@@ -103,10 +104,18 @@ describe('parseRunEvent', () => {
     );
   });
 
-  it('explains a malformed space', () => {
+  it('explains a malformed space, by the registry given (issue 21.1: no platform list in the core)', () => {
     expect(errorOf({ ...toolResult, space: 'C0123' })).toMatch(
-      /^tool_result\.space: expected a platform-prefixed space: gchat:spaces\/AAAA, slack:C0123ABCD or discord:<channel id digits>, got "C0123"$/,
+      /^tool_result\.space: expected a platform-prefixed space: <platform>:<its own id>, e\.g\. slack:C0123ABCD, got "C0123"$/,
     );
+    // Without a registry any prefix passes; the registry checks the platform's own id.
+    expect(parseRunEvent({ ...toolResult, space: 'slack:c0123' }).ok).toBe(true);
+    expect(parseRunEvent({ ...toolResult, space: 'slack:c0123' }, { platforms: builtinPlatforms })).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /^tool_result\.space: expected a platform-prefixed space: gchat:spaces\/AAAA, slack:C0123ABCD or discord:<channel id digits>, got "slack:c0123"$/,
+      ),
+    });
   });
 
   it('names nested paths and array indices', () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRunEvent, parseRunEvents } from '../../src/events/parse.js';
 import { redactRunEvent } from '../../src/events/redact-event.js';
 import { normalizeOption, type RunEvent } from '../../src/events/schema.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { routeEvent } from '../../src/routing/route.js';
 import { formatTurnLogEntry } from '../../src/turnlog/format.js';
 
@@ -22,7 +23,7 @@ const question = (extra: Record<string, unknown> = {}) => ({
 });
 
 function errorOf(input: unknown): string {
-  const result = parseRunEvent(input);
+  const result = parseRunEvent(input, { platforms: builtinPlatforms });
   if (result.ok) throw new Error(`expected a rejection, got ${JSON.stringify(result.event)}`);
   return result.error;
 }
@@ -68,12 +69,16 @@ describe('question events', () => {
       const error = errorOf(question({ space, options }));
       expect(error).toMatch(/^question\.options: 26 options; .+ shows at most 25 buttons on a card$/);
     }
-    expect(parseRunEvent(question({ options: options.slice(0, 25) })).ok).toBe(true);
+    expect(
+      parseRunEvent(question({ options: options.slice(0, 25) }), { platforms: builtinPlatforms }).ok,
+    ).toBe(true);
   });
 
   it('reports the limit per NDJSON line as well', () => {
     const options = Array.from({ length: 30 }, (_, i) => `o${i}`);
-    const { rejected } = parseRunEvents(`${JSON.stringify(question({ options }))}\n`);
+    const { rejected } = parseRunEvents(`${JSON.stringify(question({ options }))}\n`, {
+      platforms: builtinPlatforms,
+    });
     expect(rejected).toEqual([{ line: 1, error: expect.stringContaining('30 options') }]);
   });
 

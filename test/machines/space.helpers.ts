@@ -16,11 +16,12 @@ import { spaceEventOf, spaceMachine } from '../../machines/space.machine.js';
 import type { TurnContext } from '../../machines/turn.machine.js';
 import { resolveConfig } from '../../src/config.js';
 import type { RunEvent } from '../../src/events/schema.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { restorable } from '../../src/runtime/restorable.js';
 import { createSpaceImplementations } from '../../src/runtime/space.implementations.js';
 import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
 import { spaceSettingsFor } from '../../src/runtime.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { SPACE } from './turn.helpers.js';
 
 export function startCrashingSpace(crashingTurn: string, error: string) {
@@ -30,6 +31,7 @@ export function startCrashingSpace(crashingTurn: string, error: string) {
   const warnings: string[] = [];
   const deps = {
     surfaces: surface,
+    platforms: builtinPlatforms,
     budget: 'unlimited' as const,
     format: { maxToolPreview: 400, timeZone: 'UTC' },
     now: () => clock.now(),

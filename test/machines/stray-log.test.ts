@@ -12,11 +12,12 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock, type Snapshot } from 'xstate';
 import type { StrayLogContext } from '../../machines/stray-log.machine.js';
-import type { Platform } from '../../src/events/schema.js';
+import type { Platform } from '../../src/emulators/types.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { restorable } from '../../src/runtime/restorable.js';
 import { provideStrayLogMachine } from '../../src/runtime/stray-log.implementations.js';
 import type { FrameLine } from '../../src/surfaces/frame.js';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 import { settle } from './turn.helpers.js';
 
 const SPACES: Record<Platform, string> = {
@@ -38,6 +39,7 @@ function startStrayLog(
   const logic = restorable(
     provideStrayLogMachine({
       surfaces: surface,
+      platforms: builtinPlatforms,
       budget: 'unlimited',
       now: () => clock.now(),
       onDeadLetter: (_space, reason, text) => deadLetters.push(`${reason}: ${text}`),
@@ -197,7 +199,13 @@ describe('stray log: restored from its persisted snapshot (a restart)', () => {
         lookupPost: (id: string) => refs.get(id),
       };
       const logic = restorable(
-        provideStrayLogMachine({ surfaces: surface, budget: 'unlimited', store, now: () => clock.now() }),
+        provideStrayLogMachine({
+          surfaces: surface,
+          platforms: builtinPlatforms,
+          budget: 'unlimited',
+          store,
+          now: () => clock.now(),
+        }),
       );
       const space = SPACES[platform];
       const first = createActor(logic, { clock, input: { space } });

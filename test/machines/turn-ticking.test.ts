@@ -7,9 +7,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock } from 'xstate';
 import type { TurnInput } from '../../machines/turn.machine.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
 import { type ChatSurface, SurfaceError } from '../../src/surfaces/surface.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 import { defaultSettings, entry, settle, startTurn } from './turn.helpers.js';
 
 const SPACE = 'discord:1800000000000000001';
@@ -44,7 +45,12 @@ function discordTurn() {
     memory,
   };
   const root = memory.inbound({ space: SPACE, text: 'please fix the build' });
-  const machine = provideTurnMachine({ surfaces: surface, budget: 'unlimited', now: () => clock.now() });
+  const machine = provideTurnMachine({
+    platforms: builtinPlatforms,
+    surfaces: surface,
+    budget: 'unlimited',
+    now: () => clock.now(),
+  });
   const input: TurnInput = {
     turnId: 'T1',
     space: SPACE,
@@ -137,7 +143,12 @@ describe('typing while the log is live and quiet', () => {
     const persisted = t.actor.getPersistedSnapshot();
     t.actor.stop();
     const restored = createActor(
-      provideTurnMachine({ surfaces: t.surface, budget: 'unlimited', now: () => t.clock.now() }),
+      provideTurnMachine({
+        platforms: builtinPlatforms,
+        surfaces: t.surface,
+        budget: 'unlimited',
+        now: () => t.clock.now(),
+      }),
       { clock: t.clock, snapshot: persisted, input: undefined as never },
     );
     stopActor = () => restored.stop();

@@ -1,8 +1,9 @@
 /** Shared fixtures for driving a turn actor against the memory surface with a simulated clock. */
 import { createActor, SimulatedClock } from 'xstate';
 import type { TurnInput, TurnSettings } from '../../machines/turn.machine.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
-import { createMemorySurface, type MemorySurfaceOptions } from '../../src/surfaces/memory.js';
+import { createMemorySurface, type MemorySurfaceOptions } from '../../src/testing/memory-surface.js';
 import type { TurnLogEntry } from '../../src/turnlog/types.js';
 
 export const SPACE = 'gchat:spaces/AAAA';
@@ -40,7 +41,12 @@ export function startTurn(
   const clock = new SimulatedClock();
   const surface = createMemorySurface({ platform: 'gchat', now: () => clock.now(), ...opts.surface });
   const root = surface.inbound({ space: SPACE, text: 'please fix the build' });
-  const machine = provideTurnMachine({ surfaces: surface, budget: 'unlimited', now: () => clock.now() });
+  const machine = provideTurnMachine({
+    platforms: builtinPlatforms,
+    surfaces: surface,
+    budget: 'unlimited',
+    now: () => clock.now(),
+  });
   const actor = createActor(machine, {
     clock,
     input: {

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtinPlatforms } from '../../src/platforms/registry.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 
 const SRC = join(import.meta.dirname, '../../src');
 

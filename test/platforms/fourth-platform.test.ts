@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import type { EmulatorServer } from '../../src/emulators/core/index.js';
 import { parseRunEvent } from '../../src/events/parse.js';
-import { builtinPlatforms } from '../../src/platforms/registry.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
+
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { emulatorCall } from '../emulators/inspection.js';
 import { describeSurfaceContract, silentServer } from '../surfaces/contract.js';
@@ -55,7 +56,7 @@ describe('a fourth platform through the registry', () => {
 
   it('its spaces parse only where its descriptor is registered', () => {
     const event = { type: 'turn_started', space: SPACE, turnId: 'T1' };
-    expect(parseRunEvent(event)).toMatchObject({
+    expect(parseRunEvent(event, { platforms: builtinPlatforms })).toMatchObject({
       ok: false,
       error: expect.stringMatching(/platform-prefixed space/),
     });
@@ -70,9 +71,9 @@ describe('a fourth platform through the registry', () => {
 
   it('a runtime without its descriptor refuses its surface and its spaces by name', () => {
     const surface = createMatrixSurface({ homeserver: 'http://127.0.0.1:9' });
-    expect(() => createRuntime({ surfaces: { matrix: surface }, inspect: () => {} })).toThrow(
-      /surfaces\.matrix names no known platform/,
-    );
+    expect(() =>
+      createRuntime({ platforms: builtinPlatforms, surfaces: { matrix: surface }, inspect: () => {} }),
+    ).toThrow(/surfaces\.matrix names no known platform/);
   });
 
   it('runs a turn end to end: the log threads under the root and is edited in place; the answer goes top-level', async () => {

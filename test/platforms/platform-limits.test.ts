@@ -1,8 +1,9 @@
 // The condenser's budget per message is the lesser of the config's and what the platform accepts:
 // no frame exceeds the surface's capabilities (maxChars, maxTextElementChars) on any platform.
 import { describe, expect, it } from 'vitest';
-import { builtinPlatforms } from '../../src/platforms/registry.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
+
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { startRuntime } from '../runtime/runtime.helpers.js';
 
 const SPACES: Record<string, string> = {

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { budgetDefaults, DEFAULT_MARGIN_FRACTION } from '../../src/budget/config.js';
 import { resolveConfig } from '../../src/config.js';
 import { SPACE_PATTERN } from '../../src/events/schema.js';
-import { builtinPlatforms, createPlatformRegistry } from '../../src/platforms/registry.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
+import { createPlatformRegistry } from '../../src/registry/registry.js';
+
 import { neutralizeBroadMentions } from '../../src/render/mentions.js';
 import { rateChannel } from '../../src/runtime/posting.js';
 import { createSurfaces } from '../../src/serve/surfaces.js';
@@ -26,8 +28,11 @@ describe('platform registry', () => {
     expect(builtinPlatforms.checkSpace('gchat:AAAA')).toBe(
       'a platform-prefixed space: gchat:spaces/AAAA, slack:C0123ABCD or discord:<channel id digits>',
     );
-    expect(SPACE_PATTERN.test('slack:C0123ABCD')).toBe(true);
-    expect(SPACE_PATTERN.test('slack:c0123')).toBe(false);
+    expect(builtinPlatforms.spacePattern.test('slack:C0123ABCD')).toBe(true);
+    expect(builtinPlatforms.spacePattern.test('slack:c0123')).toBe(false);
+    // Issue 21.1: the core's own pattern knows no platform, only the `<id>:` prefix.
+    expect(SPACE_PATTERN.test('slack:c0123')).toBe(true);
+    expect(SPACE_PATTERN.test('C0123')).toBe(false);
   });
 
   it('adds a platform with with(); a duplicate or a bad id is refused by name', () => {
@@ -39,7 +44,7 @@ describe('platform registry', () => {
   });
 
   it('is what budget defaults, rate channels and mention forms read', () => {
-    expect(budgetDefaults('discord')).toEqual({
+    expect(budgetDefaults('discord', builtinPlatforms)).toEqual({
       platform: 'discord',
       marginFraction: DEFAULT_MARGIN_FRACTION,
       ...builtinPlatforms.require('discord').budget,
@@ -47,15 +52,17 @@ describe('platform registry', () => {
     expect(budgetDefaults('matrix', builtinPlatforms.with(matrixPlatform))).toMatchObject({
       ratePerMinute: 600,
     });
-    expect(rateChannel('discord:1', 't9')).toBe('discord:1#t9');
-    expect(rateChannel('slack:C1', 't9')).toBe('slack:C1');
+    expect(rateChannel('discord:1', 't9', builtinPlatforms)).toBe('discord:1#t9');
+    expect(rateChannel('slack:C1', 't9', builtinPlatforms)).toBe('slack:C1');
     const registry = builtinPlatforms.with(matrixPlatform);
     expect(neutralizeBroadMentions('hi @room', 'matrix', registry)).toBe('hi @\u200Broom');
-    expect(() => neutralizeBroadMentions('hi', 'matrix')).toThrow(/unknown platform "matrix"/);
+    expect(() => neutralizeBroadMentions('hi', 'matrix', builtinPlatforms)).toThrow(
+      /unknown platform "matrix"/,
+    );
   });
 
   it('gives the config its platforms section and serve its surfaces', () => {
-    expect(() => resolveConfig({ platforms: { teams: {} } })).toThrow(
+    expect(() => resolveConfig({ platforms: { teams: {} } }, builtinPlatforms)).toThrow(
       /platforms\.teams: unknown key "teams"/,
     );
     const surfaces = createSurfaces(
@@ -63,6 +70,8 @@ describe('platform registry', () => {
       builtinPlatforms.with(matrixPlatform),
     );
     expect(surfaces.matrix?.platform).toBe('matrix');
-    expect(() => createSurfaces({ matrix: {} } as never)).toThrow(/platforms\.matrix: unknown platform/);
+    expect(() => createSurfaces({ matrix: {} } as never, builtinPlatforms)).toThrow(
+      /platforms\.matrix: unknown platform/,
+    );
   });
 });

@@ -7,10 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, toPromise } from 'xstate';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { provideDeliveryMachine } from '../../src/runtime/delivery.implementations.js';
 import { resumedDeliveries } from '../../src/runtime/pending-answers.js';
 import type { PendingAnswerPart } from '../../src/store/store.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { startRuntime } from './runtime.helpers.js';
 
 const SPACE = 'gchat:spaces/PARTS';
@@ -78,6 +79,7 @@ describe('a delivery of kept answer parts', () => {
     if (refuse) surface.fail({ op: 'create', status: 400, times: 1 });
     const logic = provideDeliveryMachine({
       surfaces: surface,
+      platforms: builtinPlatforms,
       budget: 'unlimited',
       pendingAnswers: { forget: (_space, _key, parts) => void forgotten.push([...parts]) },
     });

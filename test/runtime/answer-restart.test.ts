@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
-import type { Platform } from '../../src/events/schema.js';
+import type { Platform } from '../../src/emulators/types.js';
 import { createMemoryStore } from '../../src/store/memory.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 import { type Harness, startRuntime } from './runtime.helpers.js';
 
 const dirs: string[] = [];

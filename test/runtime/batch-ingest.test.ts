@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type InspectionEvent, SimulatedClock } from 'xstate';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { type Harness, SPACE, settle, startRuntime } from './runtime.helpers.js';
 
 const entries = (turnId: string, from: number, n: number, space = SPACE) =>

@@ -10,8 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SimulatedClock } from 'xstate';
 import { SimulatedClock as Clock } from 'xstate';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
 import { SurfaceError } from '../../src/surfaces/surface.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 import { type Harness, SPACE, settle, startRuntime } from './runtime.helpers.js';
 
 const QUOTA_PER_MINUTE = 60;

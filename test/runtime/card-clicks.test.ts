@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ClickIntake } from '../../src/actions/types.js';
 import { createSqliteStore } from '../../src/store/sqlite.js';
 import type { FrameCard } from '../../src/surfaces/frame.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { type Harness, SPACE, startRuntime } from './runtime.helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnlog-card-clicks-'));

@@ -19,7 +19,7 @@ import { spaceChildId } from '../../machines/runtime.machine.js';
 import type { SpaceContext } from '../../machines/space.machine.js';
 import type { Runtime } from '../../src/runtime.js';
 import { createMemoryStore } from '../../src/store/memory.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { type Harness, SPACE, startRuntime } from './runtime.helpers.js';
 
 vi.mock('../../src/turnlog/log.js', async (importOriginal) => {

@@ -12,9 +12,10 @@ import { type AnyActorRef, type AnyMachineSnapshot, createActor, fromPromise, Si
 import { spaceChildId } from '../../machines/runtime.machine.js';
 import { type SpaceContext, spaceMachine } from '../../machines/space.machine.js';
 import { resolveConfig } from '../../src/config.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { createSpaceImplementations } from '../../src/runtime/space.implementations.js';
 import { type Runtime, spaceSettingsFor } from '../../src/runtime.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { type Harness, SPACE, startRuntime } from './runtime.helpers.js';
 
 const TURNS = 30;
@@ -95,6 +96,7 @@ describe('runtime: finished turns leave no children behind', () => {
   it('a delivery actor that crashed (outside its own error handling) is stopped, with a warning naming it', async () => {
     const clock = new SimulatedClock();
     const implementations = createSpaceImplementations({
+      platforms: builtinPlatforms,
       surfaces: createMemorySurface({ platform: 'gchat', now: () => clock.now() }),
       budget: 'unlimited',
       format: { maxToolPreview: 400, timeZone: 'UTC' },

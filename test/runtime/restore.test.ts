@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createMemoryStore } from '../../src/store/memory.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { firstProcessWithPendingEntry, SPACE, startRuntime } from './runtime.helpers.js';
 
 describe('runtime restore from the store', () => {

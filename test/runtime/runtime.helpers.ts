@@ -1,11 +1,12 @@
 /** A runtime on the memory surface with a simulated clock, for actor-level end-to-end tests. */
 import { SimulatedClock } from 'xstate';
 import type { TurnlogConfigInput } from '../../src/config.js';
-import type { Platform } from '../../src/events/schema.js';
+import type { Platform } from '../../src/emulators/types.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 import { createMemoryStore } from '../../src/store/memory.js';
 import type { TurnlogStore } from '../../src/store/store.js';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 
 export const SPACE = 'gchat:spaces/AAAA';
 const STEP_MS = 100;
@@ -44,6 +45,7 @@ export async function startRuntime(
   const store = opts.store ?? createMemoryStore();
   const warnings: string[] = [];
   const runtime = createRuntime({
+    platforms: builtinPlatforms,
     config: opts.config ?? {},
     surfaces: { [platform]: surface },
     store,

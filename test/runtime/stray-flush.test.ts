@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createMemoryStore } from '../../src/store/memory.js';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 import {
   count,
   type Harness,

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createMemoryStore } from '../../src/store/memory.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 import {
   count,
   type Harness,

@@ -6,11 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { configSchemaIsCurrent } from '../../scripts/config-schema.js';
 import { ConfigError, configJsonSchema, loadConfig, resolveConfig } from '../../src/config.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { createSurfaces } from '../../src/serve/surfaces.js';
 
 describe('the serve sections of the config', () => {
   it('defaults ingest, store, platforms and log for an empty config', () => {
-    const config = resolveConfig({});
+    const config = resolveConfig({}, builtinPlatforms);
     expect(config.ingest).toEqual({
       host: '127.0.0.1',
       port: 8787,
@@ -28,11 +29,14 @@ describe('the serve sections of the config', () => {
 
   it('names every bad key and what was expected', () => {
     const attempt = () =>
-      resolveConfig({
-        ingest: { port: 70_000, bodyLimitBytes: 0, hots: 'x' },
-        platforms: { gchat: { apiUrl: 'ftp://example.com' }, teams: {} },
-        log: { level: 'loud' },
-      });
+      resolveConfig(
+        {
+          ingest: { port: 70_000, bodyLimitBytes: 0, hots: 'x' },
+          platforms: { gchat: { apiUrl: 'ftp://example.com' }, teams: {} },
+          log: { level: 'loud' },
+        },
+        builtinPlatforms,
+      );
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(/ingest\.port: .*65535/);
     expect(attempt).toThrow(/ingest\.bodyLimitBytes: /);
@@ -43,7 +47,7 @@ describe('the serve sections of the config', () => {
   });
 
   it('accepts a "$schema" key at the root (editors use it)', () => {
-    expect(() => resolveConfig({ $schema: './docs/config.schema.json' })).not.toThrow();
+    expect(() => resolveConfig({ $schema: './docs/config.schema.json' }, builtinPlatforms)).not.toThrow();
   });
 });
 
@@ -54,7 +58,11 @@ describe('"env:NAME" secrets', () => {
   };
 
   it('reads each from its environment variable', () => {
-    const loaded = loadConfig(config, { TURNLOG_TOKEN: 't0k3n', GCHAT_KEY_FILE: '/etc/turnlog/key.json' });
+    const loaded = loadConfig(
+      config,
+      { TURNLOG_TOKEN: 't0k3n', GCHAT_KEY_FILE: '/etc/turnlog/key.json' },
+      builtinPlatforms,
+    );
     expect(loaded.ingest.token).toBe('t0k3n');
     expect(loaded.platforms.gchat?.credentials).toBe('/etc/turnlog/key.json');
     // The input is not changed in place.
@@ -62,11 +70,13 @@ describe('"env:NAME" secrets', () => {
   });
 
   it('keeps a literal secret as it is', () => {
-    expect(loadConfig({ ingest: { token: 'plain-token' } }, {}).ingest.token).toBe('plain-token');
+    expect(loadConfig({ ingest: { token: 'plain-token' } }, {}, builtinPlatforms).ingest.token).toBe(
+      'plain-token',
+    );
   });
 
   it('names the key and the variable when it is unset or empty', () => {
-    expect(() => loadConfig(config, { GCHAT_KEY_FILE: '' })).toThrow(
+    expect(() => loadConfig(config, { GCHAT_KEY_FILE: '' }, builtinPlatforms)).toThrow(
       'invalid turnlog config:\n' +
         '  ingest.token: environment variable TURNLOG_TOKEN is not set\n' +
         '  platforms.gchat.credentials: environment variable GCHAT_KEY_FILE is empty',
@@ -74,7 +84,7 @@ describe('"env:NAME" secrets', () => {
   });
 
   it('refuses an "env:" reference that is not a variable name', () => {
-    expect(() => resolveConfig({ platforms: { slack: { token: 'env:1-bad' } } })).toThrow(
+    expect(() => resolveConfig({ platforms: { slack: { token: 'env:1-bad' } } }, builtinPlatforms)).toThrow(
       /platforms\.slack\.token: an "env:NAME" reference needs a variable name/,
     );
   });
@@ -83,7 +93,8 @@ describe('"env:NAME" secrets', () => {
 describe('createSurfaces', () => {
   it('builds a Google Chat surface for platforms.gchat', () => {
     const surfaces = createSurfaces(
-      resolveConfig({ platforms: { gchat: { apiUrl: 'http://127.0.0.1:9' } } }).platforms,
+      resolveConfig({ platforms: { gchat: { apiUrl: 'http://127.0.0.1:9' } } }, builtinPlatforms).platforms,
+      builtinPlatforms,
     );
     expect(Object.keys(surfaces)).toEqual(['gchat']);
     expect(surfaces.gchat?.platform).toBe('gchat');
@@ -91,13 +102,17 @@ describe('createSurfaces', () => {
 
   it('builds a Slack surface for platforms.slack and a Discord one for platforms.discord, through the registry', () => {
     const surfaces = createSurfaces(
-      resolveConfig({
-        platforms: {
-          gchat: { apiUrl: 'http://127.0.0.1:9' },
-          slack: { apiUrl: 'http://127.0.0.1:9', token: 'xoxb-1' },
-          discord: { apiUrl: 'http://127.0.0.1:9', token: 'x' },
+      resolveConfig(
+        {
+          platforms: {
+            gchat: { apiUrl: 'http://127.0.0.1:9' },
+            slack: { apiUrl: 'http://127.0.0.1:9', token: 'xoxb-1' },
+            discord: { apiUrl: 'http://127.0.0.1:9', token: 'x' },
+          },
         },
-      }).platforms,
+        builtinPlatforms,
+      ).platforms,
+      builtinPlatforms,
     );
     expect(Object.keys(surfaces)).toEqual(['gchat', 'slack', 'discord']);
     expect(surfaces.slack?.platform).toBe('slack');
@@ -105,17 +120,19 @@ describe('createSurfaces', () => {
   });
 
   it('refuses a Slack config without a token, naming the key', () => {
-    expect(() => resolveConfig({ platforms: { slack: { apiUrl: 'http://127.0.0.1:9' } } })).toThrow(
-      /platforms\.slack\.token/,
-    );
+    expect(() =>
+      resolveConfig({ platforms: { slack: { apiUrl: 'http://127.0.0.1:9' } } }, builtinPlatforms),
+    ).toThrow(/platforms\.slack\.token/);
   });
 
   it('a Discord surface without a token is refused, naming the key', () => {
-    expect(() => resolveConfig({ platforms: { discord: {} } })).toThrow(/platforms\.discord\.token/);
+    expect(() => resolveConfig({ platforms: { discord: {} } }, builtinPlatforms)).toThrow(
+      /platforms\.discord\.token/,
+    );
   });
 
   it('needs at least one platform', () => {
-    expect(() => createSurfaces({})).toThrow(/^platforms: configure at least one platform/);
+    expect(() => createSurfaces({}, builtinPlatforms)).toThrow(/^platforms: configure at least one platform/);
   });
 });
 
@@ -125,7 +142,7 @@ describe('docs/config.schema.json', () => {
   });
 
   it('describes the serve keys with their defaults, for editors', () => {
-    const schema = configJsonSchema() as {
+    const schema = configJsonSchema(builtinPlatforms) as {
       properties: Record<string, { properties: Record<string, { default?: unknown; description?: string }> }>;
     };
     expect(schema.properties.ingest?.properties.port).toMatchObject({ default: 8787, type: 'integer' });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSqliteStore } from '../../src/store/sqlite.js';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 import { ndjson, postEvents, SPACE, startTestServe, type TestServe, turnEvents } from './serve.helpers.js';
 
 let serves: TestServe[] = [];

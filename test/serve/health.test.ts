@@ -1,8 +1,8 @@
 /** `/healthz`'s check of the surfaces: each `ready()` within a bound; no `ready()` counts as ready. */
 import { describe, expect, it } from 'vitest';
 import { checkSurfaces } from '../../src/serve/health.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
 import type { ChatSurface } from '../../src/surfaces/surface.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 
 const withReady = (ready: ChatSurface['ready']): ChatSurface => {
   const { platform, capabilities, post, edit, react } = createMemorySurface({ platform: 'slack' });

@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { startServe } from '../../src/serve/index.js';
 import { createMemoryStore } from '../../src/store/memory.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
 import type { ChatSurface } from '../../src/surfaces/surface.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import {
   getJson,
   ndjson,

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IntakeSink } from '../../src/actions/types.js';
-import type { PlatformIntake } from '../../src/platforms/types.js';
+import type { PlatformIntake } from '../../src/registry/descriptor.js';
 import { type IngestServer, startIngestServer } from '../../src/serve/http.js';
 import { createServeLogger } from '../../src/serve/logger.js';
 import { SPACE, startRuntime } from '../runtime/runtime.helpers.js';

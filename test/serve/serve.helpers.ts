@@ -5,8 +5,8 @@ import { SimulatedClock } from 'xstate';
 import { startServe } from '../../src/serve/index.js';
 import { createMemoryStore } from '../../src/store/memory.js';
 import type { TurnlogStore } from '../../src/store/store.js';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
 import type { ChatSurface } from '../../src/surfaces/surface.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 
 export const SPACE = 'gchat:spaces/AAAA';
 export const TOKEN = 's3cret-ingest-token-0123456789';

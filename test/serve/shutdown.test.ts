@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { shutdownOnSignal, startServe } from '../../src/serve/index.js';
 import { createMemoryStore } from '../../src/store/memory.js';
 import { createSqliteStore } from '../../src/store/sqlite.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { ndjson, postEvents, SPACE, startTestServe, type TestServe, turnEvents } from './serve.helpers.js';
 
 const silent = pino({ level: 'silent' });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createSqliteStore } from '../../src/store/sqlite.js';
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { firstProcessWithPendingEntry, SPACE, startRuntime } from '../runtime/runtime.helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnlog-restore-'));

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, type Snapshot } from 'xstate';
 import type { RunEvent } from '../../src/events/schema.js';
+import { builtinPlatforms } from '../../src/platforms/all.js';
 import { provideTurnMachine } from '../../src/runtime/turn.implementations.js';
 import type { MemoryStoreLimits } from '../../src/store/memory.js';
 import type { PendingAnswerPart, PersistedTurn, TurnlogStore, TurnSummary } from '../../src/store/store.js';
@@ -416,7 +417,11 @@ export function describeStoreContract(name: string, createStore: StoreFactory): 
 
         const loaded = await store.loadTurn('T1');
         expect(loaded).toBeDefined();
-        const machine = provideTurnMachine({ surfaces: t.surface, budget: 'unlimited' });
+        const machine = provideTurnMachine({
+          platforms: builtinPlatforms,
+          surfaces: t.surface,
+          budget: 'unlimited',
+        });
         const { turnId, space, anchor, settings } = before.context;
         const restored = createActor(machine, {
           clock: t.clock,

@@ -1,5 +1,5 @@
 /** The memory surface against the ChatSurface contract, as each built-in platform it stands in for. */
-import { createMemorySurface } from '../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
 import { describeSurfaceContract } from './contract.js';
 
 const SPACES = {

@@ -2,8 +2,8 @@
 // shape as an emulator's `/_emulator/calls` and whose `fail(rule)` takes the same rules as `/_emulator/faults`".
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
-import { createMemorySurface, type MemorySurface } from '../../src/surfaces/memory.js';
 import { isSurfaceError, type SurfaceError } from '../../src/surfaces/surface.js';
+import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
 import { prose } from './frames.js';
 
 const SPACE = 'gchat:spaces/AAAA';

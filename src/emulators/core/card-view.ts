@@ -6,7 +6,7 @@
  * the same way for every platform.
  */
 import type { EmulatedButton, EmulatedMessage } from '../types.js';
-import type { StoredMessage } from './message-store.js';
+import type { StoredMessage } from './stored-message.js';
 
 /** A platform's reading of a message's rich content. */
 export interface MessageContentView {

@@ -4,7 +4,7 @@
  * channel. Each platform module decides which forms it parses and whether
  * they fire (Discord honours `allowed_mentions`, Slack only parses `<!…>`).
  */
-import type { Platform } from '../../events/schema.js';
+import type { Platform } from '../types.js';
 
 // Bare `@everyone`/`@here` match anywhere, as discord.js's EveryonePattern does.
 // Linear time: every alternative starts with a literal `<` or `@`, and a label

@@ -10,8 +10,7 @@
  * `errorResponse`, because Google, Slack and Discord word errors differently.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Platform } from '../../events/schema.js';
-import type { CallOp } from '../types.js';
+import type { CallOp, Platform } from '../types.js';
 import type { MessageContentView } from './card-view.js';
 import type { FaultTarget } from './faults.js';
 import type { MessageStore, StoredMessage } from './message-store.js';

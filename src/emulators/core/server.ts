@@ -9,8 +9,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Platform } from '../../events/schema.js';
-import type { LimitRule } from '../types.js';
+import type { LimitRule, Platform } from '../types.js';
 import { dispatchRequest, refuseUnreadableBody } from './dispatch.js';
 import type { EmulatorRequest, HttpAnswer, PlatformHandler } from './platform-handler.js';
 import { createEmulatorState, type EmulatorState } from './state.js';

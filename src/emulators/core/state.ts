@@ -3,8 +3,7 @@
  * endpoints do, callable directly from tests.
  */
 import { z } from 'zod';
-import type { Platform } from '../../events/schema.js';
-import type { EmulatedMessage, FaultRule, LimitRule, RecordedCall } from '../types.js';
+import type { EmulatedMessage, FaultRule, LimitRule, Platform, RecordedCall } from '../types.js';
 import { messageView } from './card-view.js';
 import { describeZodError } from './describe-zod-error.js';
 import { createFaultInjector, EmulatorInputError, type FaultInjector } from './faults.js';

@@ -5,8 +5,8 @@
  * id = the starter message's id).
  */
 import { EmulatorInputError, type MessageStore, type StoredThread } from '../core/index.js';
+import { threadData } from './data.js';
 import { isSnowflake } from './snowflake.js';
-import { threadData } from './world.js';
 
 /** Discord's channel types the emulator serves. */
 export const ChannelType = { GuildText: 0, DM: 1, PublicThread: 11 } as const;

@@ -12,7 +12,7 @@
  *   (`privateMessageViewer`) is reported as the click's `reply`; it is not
  *   stored in the space (only the clicker would see it).
  */
-import { gchatButtonActionId } from '../../platforms/gchat/intake-buttons.js';
+
 import {
   EmulatorInputError,
   type HandlerContext,
@@ -21,6 +21,7 @@ import {
 } from '../core/index.js';
 import type { AppRegistration, ClickInput, ClickResult } from '../core/platform-handler.js';
 import { type ChatSigningKey, createChatSigningKey, signChatToken } from './app-jwt.js';
+import { actionOfButton } from './button-action.js';
 import { buttonAction, isRecord, records } from './card-view.js';
 import type { GchatWorld } from './gchat-world.js';
 import { userName } from './inbound.js';
@@ -97,7 +98,7 @@ function pickButton(message: StoredMessage, action: string): FoundButton {
   if (buttons.length === 0) throw new EmulatorInputError(`message ${message.id} has no buttons to click`);
   const tiers: ((b: FoundButton) => boolean)[] = [
     (b) => b.listed === action,
-    (b) => gchatButtonActionId(b.invokedFunction, recordOf(b.parameters)) === action,
+    (b) => actionOfButton(b.invokedFunction, recordOf(b.parameters)) === action,
     (b) => b.parameters.some((p) => p.value === action),
     (b) => b.label.toLowerCase() === action.toLowerCase(),
   ];

@@ -10,8 +10,8 @@
  * - Config: `platforms.discord.{apiUrl?, token, gateway?, logStyle?}`.
  */
 import { z } from 'zod';
-import { apiUrlSchema, secretSchema } from '../config-schemas.js';
-import type { PlatformDescriptor } from '../types.js';
+import { apiUrlSchema, secretSchema } from '../../registry/config-schemas.js';
+import type { PlatformDescriptor } from '../../registry/descriptor.js';
 import { DISCORD_SPACE_ID } from './ids.js';
 import { createDiscordIntake } from './intake.js';
 import { createDiscordSurface, DISCORD_CAPABILITIES } from './surface.js';

@@ -24,6 +24,7 @@
  * guild messages arrive empty) and Direct Messages; DMs also need the
  * Channel partial (discord.js caches no DM channel before its first message).
  */
+
 import {
   type ButtonInteraction,
   type Channel,
@@ -36,8 +37,9 @@ import {
   Partials,
 } from 'discord.js';
 import type { ClickIntake, IntakeResult, IntakeSink, MessageIntake } from '../../actions/types.js';
+import { PlatformStartupError } from '../../config-error.js';
 import { redactRawText } from '../../events/scrub.js';
-import type { IntakeContext, PlatformIntake } from '../types.js';
+import type { IntakeContext, PlatformIntake } from '../../registry/descriptor.js';
 
 /** Discord's deadline for an interaction's first answer is 3 s; this leaves room for the callback's round trip. */
 export const DEFAULT_ANSWER_WITHIN_MS = 2_500;
@@ -52,7 +54,7 @@ export const DISCORD_INTAKE_INTENTS = [
 ] as const;
 
 /** The gateway could not be joined: a refused token, or no gateway where `apiUrl` points. */
-export class DiscordGatewayError extends Error {
+export class DiscordGatewayError extends PlatformStartupError {
   override readonly name = 'DiscordGatewayError';
 }
 

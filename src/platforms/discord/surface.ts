@@ -27,6 +27,7 @@
 import { API, MessageFlags, type RESTPatchAPIChannelMessageJSONBody } from '@discordjs/core/http-only';
 import { REST } from '@discordjs/rest';
 import { waitMsForCall } from '../../budget/rate-limiter.js';
+import type { PlatformCapabilities } from '../../registry/descriptor.js';
 import type { SurfaceFrame } from '../../surfaces/frame.js';
 import {
   type CallOpts,
@@ -37,7 +38,6 @@ import {
   SurfaceError,
   type ThreadAnchor,
 } from '../../surfaces/surface.js';
-import type { PlatformCapabilities } from '../types.js';
 import {
   DiscordCode,
   DiscordRateLimitedError,

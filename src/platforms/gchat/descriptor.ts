@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../../config-error.js';
-import { apiUrlSchema, secretSchema } from '../config-schemas.js';
-import type { PlatformDescriptor, SurfaceContext } from '../types.js';
+import { apiUrlSchema, secretSchema } from '../../registry/config-schemas.js';
+import type { PlatformDescriptor, SurfaceContext } from '../../registry/descriptor.js';
 import { createGchatIntake } from './intake.js';
 import { SPACE_NAME } from './names.js';
 import { GCHAT_MENTION_FORMS } from './render.js';

@@ -25,9 +25,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IntakeResult } from '../../actions/types.js';
 import { jsonErrorOf } from '../../events/json-error.js';
 import { redactRawText } from '../../events/scrub.js';
+import type { IntakeContext, PlatformIntake } from '../../registry/descriptor.js';
 import { neutralizeMentions } from '../../render/mentions.js';
 import { discardRest, readBodyWithin } from '../../serve/body.js';
-import type { IntakeContext, PlatformIntake } from '../types.js';
 import { ChatEventError, readChatEvent } from './intake-events.js';
 import {
   ChatKeysUnavailableError,

@@ -22,6 +22,7 @@
  */
 import type { chat_v1 } from 'googleapis/build/src/apis/chat/index.js';
 import type { RateLimiter } from '../../budget/rate-limiter.js';
+import type { PlatformCapabilities } from '../../registry/descriptor.js';
 import type { FrameCard } from '../../surfaces/frame.js';
 import {
   type CallOpts,
@@ -33,7 +34,6 @@ import {
   SurfaceError,
   type ThreadAnchor,
 } from '../../surfaces/surface.js';
-import type { PlatformCapabilities } from '../types.js';
 import { BACKOFF_INITIAL_MS, createGchatRateLimiter } from './backoff.js';
 import { createGchatClient, type GchatAuth } from './client.js';
 import { googleStatusOf, httpStatusOf, responseHeadersOf, toSurfaceError } from './errors.js';

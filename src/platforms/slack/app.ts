@@ -8,12 +8,13 @@
  */
 import { App, type Receiver } from '@slack/bolt';
 import { type Logger, LogLevel, WebClient } from '@slack/web-api';
+import { PlatformStartupError } from '../../config-error.js';
 import { isSurfaceError } from '../../surfaces/surface.js';
-import type { SlackConfig } from './descriptor.js';
+import type { SlackConfig } from './config.js';
 import { toSurfaceError } from './errors.js';
 import { slackApiUrlOf } from './surface.js';
 
-export class SlackStartupError extends Error {
+export class SlackStartupError extends PlatformStartupError {
   override readonly name = 'SlackStartupError';
   constructor(
     message: string,

@@ -6,9 +6,14 @@
  *   per app per workspace; posting about 1 a second per channel)
  * - mentions: https://docs.slack.dev/messaging/formatting-message-text#mentioning-users
  */
-import { z } from 'zod';
-import { apiUrlSchema, secretSchema } from '../config-schemas.js';
-import type { IntakeContext, PlatformCapabilities, PlatformDescriptor, SurfaceContext } from '../types.js';
+import type {
+  IntakeContext,
+  PlatformCapabilities,
+  PlatformDescriptor,
+  SurfaceContext,
+} from '../../registry/descriptor.js';
+import { verifySlackAuth } from './app.js';
+import { type SlackConfig, slackConfigSchema } from './config.js';
 import { createSlackIntake } from './intake.js';
 import { SLACK_LIMITS } from './limits.js';
 import { SLACK_TIER_PER_MINUTE } from './rate-limits.js';
@@ -22,22 +27,7 @@ export const SLACK_CAPABILITIES: Readonly<PlatformCapabilities> = {
   maxButtons: 25,
 };
 
-export const slackConfigSchema = z
-  .object({
-    apiUrl: apiUrlSchema.optional(),
-    token: secretSchema.describe('Bot token (xoxb-…), or "env:NAME".'),
-    signingSecret: secretSchema
-      .optional()
-      .describe('Verifies the Events API and interactivity requests (X-Slack-Signature), or "env:NAME".'),
-    appToken: secretSchema.optional().describe('App-level token (xapp-…) for Socket Mode, or "env:NAME".'),
-    logStyle: z
-      .enum(['card', 'plan'])
-      .optional()
-      .describe('The live log as a rich_text card (default) or as a native plan block of task cards.'),
-  })
-  .strict();
-
-export type SlackConfig = z.output<typeof slackConfigSchema>;
+export { type SlackConfig, slackConfigSchema };
 
 // Declared before it is typed so `secretKeys` (the keys the config loader resolves as `env:NAME`) can ride
 // along for a registry that reads it, without being an excess property for one that does not yet.
@@ -71,6 +61,10 @@ const descriptor = {
   mentionForms: ['<(?=!)', '<(?=!subteam\\^)', '<(?=@[UWB])'],
   secretKeys: ['token', 'signingSecret', 'appToken'],
   configSchema: slackConfigSchema,
+  // A token Slack refuses is a start-up error naming platforms.slack.token, not a turn failing later.
+  async checkStartup(config: SlackConfig) {
+    await verifySlackAuth(config);
+  },
   createSurface(config: SlackConfig, context: SurfaceContext) {
     return createSlackSurface({
       token: config.token,

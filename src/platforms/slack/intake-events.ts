@@ -8,7 +8,7 @@
 import type { BlockAction } from '@slack/bolt';
 import type { ClickIntake, IntakeResult, MessageIntake } from '../../actions/types.js';
 import { redactRawText } from '../../events/scrub.js';
-import type { IntakeContext } from '../types.js';
+import type { IntakeContext } from '../../registry/descriptor.js';
 import { SLACK_CHANNEL_PATTERN } from './surface.js';
 
 /** Message subtypes a person's post can have (https://docs.slack.dev/reference/events/message#subtypes). */

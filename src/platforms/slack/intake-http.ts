@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AckFn, type App, type Receiver, type ReceiverEvent, verifySlackRequest } from '@slack/bolt';
 import { jsonErrorOf } from '../../events/json-error.js';
-import type { IntakeContext } from '../types.js';
+import type { IntakeContext } from '../../registry/descriptor.js';
 import { ACK_DEADLINE_MS } from './intake-deadline.js';
 import { keepSlack, parseSlackBody, slackBodyProblem } from './intake-events.js';
 

@@ -39,9 +39,9 @@
  */
 import { type App, type BlockAction, SocketModeReceiver } from '@slack/bolt';
 import type { IntakeResult, IntakeSink } from '../../actions/types.js';
-import type { IntakeContext, PlatformIntake } from '../types.js';
+import type { IntakeContext, PlatformIntake } from '../../registry/descriptor.js';
 import { SlackStartupError, startSlackAppAs } from './app.js';
-import type { SlackConfig } from './descriptor.js';
+import type { SlackConfig } from './config.js';
 import { ACK_DEADLINE_MS, within } from './intake-deadline.js';
 import {
   clickIntakeOf,

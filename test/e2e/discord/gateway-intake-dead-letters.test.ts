@@ -6,9 +6,10 @@
 // Real runtime, real discord.js, the Discord emulator's gateway; the intake built as serve builds it.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { IntakeResult, IntakeSink } from '../../../src/actions/types.js';
+import { builtinPlatforms } from '../../../src/platforms/all.js';
 import { createDiscordIntake } from '../../../src/platforms/discord/index.js';
-import { builtinPlatforms } from '../../../src/platforms/registry.js';
-import type { PlatformIntake } from '../../../src/platforms/types.js';
+
+import type { PlatformIntake } from '../../../src/registry/descriptor.js';
 import { createIntakes, intakeDeadLetter } from '../../../src/serve/surfaces.js';
 import { createMemoryStore } from '../../../src/store/memory.js';
 import type { DeadLetterRecord } from '../../../src/store/store.js';

@@ -12,8 +12,9 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { loadConfig } from '../../../src/config.js';
 import { type DiscordEmulator, startDiscordEmulator } from '../../../src/emulators/discord/index.js';
+import { builtinPlatforms } from '../../../src/platforms/all.js';
 import type { DiscordSurface } from '../../../src/platforms/discord/index.js';
-import { builtinPlatforms } from '../../../src/platforms/registry.js';
+
 import { createSurfaces, type Serve, startServe } from '../../../src/serve/index.js';
 import { emulatorCall } from '../../emulators/inspection.js';
 import { countCalls, createInFlight, stepClock, untilNoCallInFlight } from '../shared/calls-in-flight.js';

@@ -14,6 +14,7 @@ import { SimulatedClock } from 'xstate';
 import type { TurnlogConfigInput } from '../../../src/config.js';
 import type { EmulatorServer } from '../../../src/emulators/core/index.js';
 import type { EmulatedMessage, FaultRule, RecordedCall } from '../../../src/emulators/types.js';
+import { builtinPlatforms } from '../../../src/platforms/all.js';
 import { createRuntime, type Runtime } from '../../../src/runtime.js';
 import { createMemoryStore } from '../../../src/store/memory.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
@@ -144,6 +145,7 @@ export async function startPlatformE2E<E extends EmulatorServer, S extends ChatS
 
   const start = async (): Promise<Runtime> => {
     const started = createRuntime({
+      platforms: builtinPlatforms,
       config: opts.config ?? {},
       surfaces: { [opts.platform]: counted },
       store,

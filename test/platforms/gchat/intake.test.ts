@@ -13,9 +13,10 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClickIntake, IntakeResult, MessageIntake } from '../../../src/actions/types.js';
 import { createChatSigningKey, signChatToken } from '../../../src/emulators/gchat/app-jwt.js';
+import { builtinPlatforms } from '../../../src/platforms/all.js';
 import type { GchatConfig } from '../../../src/platforms/gchat/descriptor.js';
-import { builtinPlatforms } from '../../../src/platforms/registry.js';
-import type { PlatformDescriptor, PlatformIntake } from '../../../src/platforms/types.js';
+
+import type { PlatformDescriptor, PlatformIntake } from '../../../src/registry/descriptor.js';
 import { type IngestServer, startIngestServer } from '../../../src/serve/http.js';
 import { createServeLogger } from '../../../src/serve/logger.js';
 import { type GchatE2E, SPACE, SPACE_NAME, startGchatE2E } from '../../e2e/gchat/harness.js';

@@ -16,7 +16,7 @@ import {
   type EmulatorServer,
   type PlatformHandler,
 } from '../../../src/emulators/core/index.js';
-import type { Platform } from '../../../src/events/schema.js';
+import type { Platform } from '../../../src/emulators/types.js';
 
 const SEND = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/send\/m\.room\.message\/([^/]+)$/;
 

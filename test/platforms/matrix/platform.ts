@@ -5,7 +5,7 @@
  * with nothing under src/ changed.
  */
 import { z } from 'zod';
-import type { PlatformCapabilities, PlatformDescriptor } from '../../../src/platforms/types.js';
+import type { PlatformCapabilities, PlatformDescriptor } from '../../../src/registry/descriptor.js';
 import { neutralizeMentions } from '../../../src/render/mentions.js';
 import { plainText, type SurfaceFrame } from '../../../src/surfaces/frame.js';
 import {

@@ -8,9 +8,10 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { IntakeSink } from '../../../src/actions/types.js';
-import { builtinPlatforms } from '../../../src/platforms/registry.js';
+import { builtinPlatforms } from '../../../src/platforms/all.js';
+
 import type { SlackIntake } from '../../../src/platforms/slack/intake.js';
-import type { PlatformIntake } from '../../../src/platforms/types.js';
+import type { PlatformIntake } from '../../../src/registry/descriptor.js';
 import { type IngestServer, startIngestServer } from '../../../src/serve/http.js';
 import { createServeLogger } from '../../../src/serve/logger.js';
 import { createIntakes } from '../../../src/serve/surfaces.js';

@@ -8,13 +8,13 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { TurnSequencer } from '../../../src/events/sequence.js';
-import { builtinPlatforms } from '../../../src/platforms/registry.js';
+import { builtinPlatforms } from '../../../src/platforms/all.js';
 import { createAdmission } from '../../../src/runtime/admission.js';
 import { createDurability } from '../../../src/runtime/durability.js';
 import { createRunRecord } from '../../../src/runtime/run-record.js';
 import { createMemoryStore } from '../../../src/store/memory.js';
 import type { TurnlogStore } from '../../../src/store/store.js';
-import { createMemorySurface } from '../../../src/surfaces/memory.js';
+import { createMemorySurface } from '../../../src/testing/memory-surface.js';
 
 const SPACE = 'gchat:spaces/AAAA';
 

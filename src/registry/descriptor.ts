@@ -94,6 +94,11 @@ export interface PlatformDescriptor<Config = unknown> {
   readonly configSchema: z.ZodType<Config>;
   /** Keys of `platforms.<id>` that hold secrets, which may be given as `"env:NAME"` (e.g. `token`). */
   readonly secretKeys?: readonly string[];
+  /**
+   * Checks run once when serve starts, before any turn (a Slack token
+   * `auth.test` refuses): throws a `PlatformStartupError` naming the key.
+   */
+  checkStartup?(config: Config): Promise<void>;
   /** The surface over the platform's official client. */
   createSurface(config: Config, context: SurfaceContext): ChatSurface;
   /**

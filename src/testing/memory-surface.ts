@@ -14,11 +14,17 @@ import { createFaultInjector } from '../emulators/core/faults.js';
 import { broadMentionsFor, detectBroadMentions } from '../emulators/core/mentions.js';
 import { createMessageStore, type StoredMessage } from '../emulators/core/message-store.js';
 import { type CallDescription, createCallRecorder } from '../emulators/core/recorder.js';
-import type { EmulatedMessage, FaultRule, RecordedCall } from '../emulators/types.js';
-import { PLATFORMS, type Platform } from '../events/schema.js';
-import { builtinPlatforms, type PlatformRegistry } from '../platforms/registry.js';
-import type { PlatformCapabilities } from '../platforms/types.js';
-import { plainText, type SurfaceFrame } from './frame.js';
+import {
+  EMULATED_PLATFORMS,
+  type EmulatedMessage,
+  type FaultRule,
+  type Platform,
+  type RecordedCall,
+} from '../emulators/types.js';
+import { builtinPlatforms } from '../platforms/all.js';
+import type { PlatformCapabilities } from '../registry/descriptor.js';
+import type { PlatformRegistry } from '../registry/registry.js';
+import { plainText, type SurfaceFrame } from '../surfaces/frame.js';
 import {
   type CallOpts,
   type ChatSurface,
@@ -26,12 +32,12 @@ import {
   type PostedMessage,
   type PostRequest,
   SurfaceError,
-} from './surface.js';
+} from '../surfaces/surface.js';
 
 /** The built-in platforms' capabilities, as their descriptors declare them (what the memory surface models). */
 export const MEMORY_SURFACE_CAPABILITIES: Readonly<Record<Platform, Readonly<PlatformCapabilities>>> =
   Object.fromEntries(
-    PLATFORMS.map((platform) => [platform, builtinPlatforms.require(platform).capabilities]),
+    EMULATED_PLATFORMS.map((platform) => [platform, builtinPlatforms.require(platform).capabilities]),
   ) as Record<Platform, PlatformCapabilities>;
 
 export interface MemorySurfaceOptions {
@@ -93,7 +99,7 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
   };
   /** Broad mentions that would fire: as the emulators judge a built-in platform; any broad one elsewhere. */
   const mentionsIn = (text: string): string[] =>
-    (PLATFORMS as readonly string[]).includes(platform)
+    (EMULATED_PLATFORMS as readonly string[]).includes(platform)
       ? broadMentionsFor(platform as Platform, text)
       : detectBroadMentions(text);
   const now = opts.now ?? Date.now;

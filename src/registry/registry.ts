@@ -1,15 +1,11 @@
 /**
  * The platform registry: the one place config, budget, serve, routing,
  * the event schema (space prefixes) and render read platform facts from.
- * Adding a platform is a folder under src/platforms/ and one line in
- * `BUILT_IN`; a platform defined elsewhere (a test, an embedding app) is
- * added with `builtinPlatforms.with(descriptor)` and handed to
- * `createRuntime({platforms})`.
+ * The core knows no platform by name: whoever builds the runtime (serve,
+ * the demo, a library user) builds a registry from the descriptors it
+ * loaded (src/platforms/builtin.ts for the built-ins) and passes it in.
  */
-import { discordPlatform } from './discord/descriptor.js';
-import { gchatPlatform } from './gchat/descriptor.js';
-import { slackPlatform } from './slack/descriptor.js';
-import type { PlatformDescriptor } from './types.js';
+import type { PlatformDescriptor } from './descriptor.js';
 
 /** A platform id is a space prefix: lowercase letters and digits (then `-`), before the `:`. */
 const PLATFORM_ID = /^[a-z][a-z0-9-]*$/;
@@ -93,11 +89,12 @@ export function createPlatformRegistry(descriptors: readonly PlatformDescriptor[
   return registry;
 }
 
-/** The platforms turnlog ships with. */
-const BUILT_IN: readonly PlatformDescriptor[] = [gchatPlatform, slackPlatform, discordPlatform];
+/** A registry as given to the runtime: a registry, or the descriptors to build one from. */
+export function asPlatformRegistry(
+  platforms: PlatformRegistry | readonly PlatformDescriptor[],
+): PlatformRegistry {
+  return isRegistry(platforms) ? platforms : createPlatformRegistry(platforms);
+}
 
-export const builtinPlatforms: PlatformRegistry = createPlatformRegistry(BUILT_IN);
-
-/** The built-ins plus `extra` (descriptors defined outside src/platforms/). */
-export const platformRegistry = (extra: readonly PlatformDescriptor[] = []): PlatformRegistry =>
-  builtinPlatforms.with(...extra);
+const isRegistry = (value: PlatformRegistry | readonly PlatformDescriptor[]): value is PlatformRegistry =>
+  !Array.isArray(value);
