@@ -4,7 +4,7 @@
  * write: write kind `status`, which Slack limits per method, apart from
  * `chat.update` (src/platforms/slack/descriptor.ts, `budget.separateWrites`;
  * docs/architecture.md, "The budget"). Only a status the surface would
- * really send is booked (`statusDue`): an unchanged one costs nothing.
+ * really send is booked (`assistantStatus.due`): an unchanged one costs nothing.
  *
  * A refused status rides on no frame: a progress status is skipped (the next
  * frame, or the quiet refresh, shows the newest one; a refused progress write
@@ -13,41 +13,24 @@
  * a tool that is no longer running.
  */
 import { type AnyActorRef, createActor, fromCallback } from 'xstate';
-import {
-  type BudgetReplyEvent,
-  budgetSystemId,
-  type GrantedEvent,
-  type ProgressRequestEvent,
-  type RefusedEvent,
+import type {
+  BudgetReplyEvent,
+  GrantedEvent,
+  ProgressRequestEvent,
+  RefusedEvent,
 } from '../../machines/budget.protocol.js';
-import type { PlatformRegistry } from '../platforms/registry.js';
-import type { ChatSurface } from '../surfaces/surface.js';
-import { rateChannel, sleepOn, type Timers } from './posting.js';
+import type { SurfaceFrame } from '../surfaces/frame.js';
+import type { ChatSurface, StatusRequest } from '../surfaces/surface.js';
+import type { BudgetClient } from './budget-client.js';
+import { sleepOn, type Timers, type WriteScope } from './posting.js';
+import { statusOf } from './turn-headline.js';
 
-/** What booking needs of an actor's system: the budget actor by its systemId, and the runtime's clock. */
+export type { StatusRequest };
+
+/** What booking needs of an actor's system: the budget actor by its systemId (public `system.get`). */
 interface BookingSystem {
   get(systemId: string): AnyActorRef | undefined;
-  _clock: Timers;
 }
-
-export interface StatusRequest {
-  space: string;
-  threadId: string;
-  status: string;
-}
-
-/** A surface that says whether `setStatus` would send now (not a repeat, not a workspace without statuses). */
-export interface StatusAwareSurface {
-  statusDue(req: StatusRequest): boolean;
-}
-
-function isStatusAware(surface: ChatSurface): surface is ChatSurface & StatusAwareSurface {
-  return typeof (surface as Partial<StatusAwareSurface>).statusDue === 'function';
-}
-
-/** Whether the surface would send this status now (a surface that cannot tell: yes). */
-export const statusDue = (surface: ChatSurface, req: StatusRequest): boolean =>
-  isStatusAware(surface) ? surface.statusDue(req) : true;
 
 /** How often the clear of a finished turn asks the budget before it is given up. */
 export const STATUS_CLEAR_ROUNDS = 10;
@@ -59,7 +42,7 @@ export const STATUS_CLEAR_ROUNDS = 10;
  */
 function askBudget(
   budget: AnyActorRef,
-  request: Omit<ProgressRequestEvent, 'replyTo'>,
+  request: (replyTo: AnyActorRef) => ProgressRequestEvent,
   signal: AbortSignal,
 ): Promise<GrantedEvent | RefusedEvent> {
   return new Promise((resolve, reject) => {
@@ -84,14 +67,14 @@ function askBudget(
     };
     signal.addEventListener('abort', onAbort, { once: true });
     replyTo.start();
-    budget.send({ ...request, replyTo });
+    budget.send(request(replyTo));
   });
 }
 
 export interface StatusBookingDeps {
-  platforms: PlatformRegistry;
-  /** False: no budget actor (`budget: 'unlimited'`), every status goes. */
-  useBudget: boolean;
+  budget: BudgetClient;
+  /** The runtime's clock: a finished turn's clear waits on it between asks. */
+  clock: Timers;
 }
 
 /**
@@ -101,7 +84,7 @@ export interface StatusBookingDeps {
  * status of no known turn is skipped, never sent outside the budget.
  * `clear`: the finished turn's clear, which waits for its turn.
  */
-export function createStatusBooking({ platforms, useBudget }: StatusBookingDeps) {
+export function createStatusBooking({ budget, clock }: StatusBookingDeps) {
   return async (
     cardId: string | undefined,
     req: StatusRequest,
@@ -109,24 +92,53 @@ export function createStatusBooking({ platforms, useBudget }: StatusBookingDeps)
     system: BookingSystem,
     signal: AbortSignal,
   ): Promise<boolean> => {
-    if (!useBudget) return true;
+    if (!budget.enabled) return true;
     if (cardId === undefined) return false;
-    const budget = system.get(budgetSystemId(platforms.forSpace(req.space).id));
-    if (budget === undefined) return true;
-    const request = {
-      type: 'budget.progress.request' as const,
-      // The turn's own card: its kind never waits in the line, and takes no edit token.
-      cardId,
-      channel: rateChannel(req.space, req.threadId, platforms),
-      write: 'status' as const,
-    };
+    const actor = budget.actorOf(system, req.space);
+    if (actor === undefined) return true;
+    // The turn's own card: its kind never waits in the line, and takes no edit token.
+    const request = (replyTo: AnyActorRef) =>
+      budget.progress({ space: req.space, threadId: req.threadId, cardId, write: 'status' }, replyTo);
     for (let round = 0; ; round += 1) {
-      const answer = await askBudget(budget, request, signal);
+      const answer = await askBudget(actor, request, signal);
       if (answer.type === 'budget.granted') return true;
       if (!clear) return false;
       // Never outside the budget: past the rounds Slack's own expiry (two minutes) clears it.
       if (round + 1 >= STATUS_CLEAR_ROUNDS) return false;
-      await sleepOn(system._clock, answer.retryInMs, signal);
+      await sleepOn(clock, answer.retryInMs, signal);
     }
+  };
+}
+
+/**
+ * After a log frame landed: the status it implies, booked with the budget
+ * first (write kind `status`) when `cardId` is given; without one the caller
+ * already holds a status token (the quiet refresh). Only a status the
+ * surface would send is booked: the surface skips one it already shows
+ * unless Slack's two-minute expiry is near (src/platforms/slack/assistant-status.ts).
+ * The status is advisory: the frame has landed, so its failure or refusal does
+ * not fail the frame (a workspace without it is remembered by the surface and
+ * not asked again).
+ */
+export function createStatusWriter(deps: StatusBookingDeps) {
+  const book = createStatusBooking(deps);
+  return async (
+    surface: ChatSurface,
+    target: { space: string; threadId: string; frame: SurfaceFrame },
+    scope: WriteScope,
+    booking: { cardId: string | undefined } | 'held',
+  ): Promise<void> => {
+    const ability = surface.assistantStatus;
+    const status = statusOf(target.frame);
+    if (ability === undefined || status === undefined) return;
+    const req = { space: target.space, threadId: target.threadId, status };
+    if (booking !== 'held') {
+      if (!ability.due(req)) return;
+      const { frame } = target;
+      const finished =
+        frame.kind === 'log' && frame.headline !== undefined && frame.headline.state !== 'running';
+      if (!(await book(booking.cardId, req, finished && status === '', scope.system, scope.signal))) return;
+    }
+    await ability.set(req, { signal: scope.signal }).catch(() => undefined);
   };
 }
