@@ -30,6 +30,7 @@ import type { TurnLogState } from '../src/turnlog/log.js';
 import type { CondenseStrategy, TurnLogEntry } from '../src/turnlog/types.js';
 import type { FundedEvent, GrantedEvent, RefusedEvent } from './budget.protocol.js';
 import { describeError, errorKind, retryAfterOf } from './errors.js';
+import { frameSenderMachine } from './frame-sender.machine.js';
 
 export type TurnOutcome = 'ok' | 'error' | 'stopped';
 
@@ -148,7 +149,7 @@ export interface TurnContext {
   current: PostedLog | null;
   logMessages: LogMessageRef[];
   lastSentText: string | null;
-  /** Posts made, for deterministic client ids (turn id + ordinal). */
+  /** Creates that landed: the next create's client id is turn id + (this + 1), kept by its retries. */
   ordinal: number;
   retryAfterMs: number;
   budgetRetryMs: number;
@@ -251,7 +252,8 @@ const postInput = (context: TurnContext, placement: 'log' | 'top-level'): PostIn
   ...(placement === 'log' && context.anchor ? { thread: context.anchor } : {}),
   // Every log message after the first of a turn is silent where the platform can (one buzz per turn).
   silent: context.logMessages.length > 0,
-  clientId: clientIdFor(context.turnId, context.ordinal),
+  // The create's own id until it lands: a retry (5xx, 429, a restart) sends the same one.
+  clientId: clientIdFor(context.turnId, context.ordinal + 1),
   ...stopOf(context),
   turnId: context.turnId,
 });
@@ -451,12 +453,14 @@ export const turnMachine = setup({
     bookTerminalSlot: () => {},
     reportRateLimited: (_, _params: { retryAfterMs: number }) => {},
     releaseCard: () => {},
+    /** Provided: tells the frame sender in flight, if any, that the turn was restored (`frame.recover`). */
+    recoverFrameSender: () => {},
     /** Remembers who asked the turn to stop (provided: it names the person as the chat may show). */
     recordStopRequest: (_, _params: { user: ActionUser }) => {},
     // Pure bookkeeping.
     recordOutcome: assign((_, params: { outcome: TurnOutcome }) => ({ outcome: params.outcome })),
-    nextOrdinal: assign(({ context }) => ({ ordinal: context.ordinal + 1 })),
     recordPosted: assign(({ context }, params: { message: PostedLog }) => ({
+      ordinal: context.ordinal + 1,
       current: params.message,
       logMessages: [...context.logMessages, { ...params.message, final: false }],
       // The first post in a turn tells us the thread id (Discord creates the thread, Slack/GChat report it).
@@ -468,7 +472,8 @@ export const turnMachine = setup({
       failures: 0,
     })),
     dropHeader: assign({ header: null }),
-    useHeaderAsAnchor: assign((_, params: { message: PostedMessage }) => ({
+    useHeaderAsAnchor: assign(({ context }, params: { message: PostedMessage }) => ({
+      ordinal: context.ordinal + 1,
       header: null,
       anchor: {
         rootMessageId: params.message.messageId,
@@ -541,9 +546,10 @@ export const turnMachine = setup({
     showsLiveStatus: () => false,
   },
   actors: {
-    // Provided: the platform's ChatSurface.
-    postMessage: {} as import('xstate').PromiseActorLogic<PostedLog, PostInput>,
-    editMessage: {} as import('xstate').PromiseActorLogic<void, EditInput>,
+    // The frame sender (machines/frame-sender.machine.ts): the write, then the status it implies.
+    // Its implementations are provided (the platform's ChatSurface, the budget).
+    postMessage: frameSenderMachine,
+    editMessage: frameSenderMachine,
     showTyping: {} as import('xstate').PromiseActorLogic<void, TypingInput>,
     /** Re-sends the platform status the live frame implies (Slack's assistant status), without editing. */
     refreshStatus: {} as import('xstate').PromiseActorLogic<void, EditInput>,
@@ -592,11 +598,13 @@ export const turnMachine = setup({
     lastToolAt: null,
     stopRequest: null,
   }),
-  // Anywhere: the next frame shows who asked to stop, without the Stop button.
   on: {
+    // Anywhere: the next frame shows who asked to stop, without the Stop button.
     'turn.stopRequested': {
       actions: { type: 'recordStopRequest', params: ({ event }) => ({ user: event.user }) },
     },
+    // A frame in flight: its sender re-arms what XState does not restore (its status booking's wait).
+    'turn.recover': { actions: 'recoverFrameSender' },
   },
   initial: 'idle',
   states: {
@@ -644,14 +652,14 @@ export const turnMachine = setup({
       states: {
         ...requestingToken('posting'),
         posting: {
-          entry: 'nextOrdinal',
           invoke: {
             id: 'postHeader',
             src: 'postMessage',
             input: ({ context }) => ({
               space: context.space,
               frame: { kind: 'prose' as const, markdown: context.header ?? '' },
-              clientId: clientIdFor(context.turnId, context.ordinal),
+              // The create's own id until it lands: a retry (5xx, 429, a restart) sends the same one.
+              clientId: clientIdFor(context.turnId, context.ordinal + 1),
             }),
             onDone: [
               {
@@ -691,7 +699,7 @@ export const turnMachine = setup({
       states: {
         ...requestingToken('posting'),
         posting: {
-          entry: ['prepareFrame', 'nextOrdinal'],
+          entry: 'prepareFrame',
           invoke: {
             id: 'postLog',
             src: 'postMessage',
@@ -1039,7 +1047,7 @@ export const turnMachine = setup({
         },
         ...requestingToken('posting'),
         posting: {
-          entry: ['prepareFrame', 'nextOrdinal'],
+          entry: 'prepareFrame',
           // The batch in flight is not cancelled (that could post it twice): the end and a flush wait for it.
           on: {
             'turn.end': {
@@ -1161,7 +1169,6 @@ export const turnMachine = setup({
           },
         },
         posting: {
-          entry: 'nextOrdinal',
           invoke: {
             id: 'postFinal',
             src: 'postMessage',

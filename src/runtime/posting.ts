@@ -180,24 +180,44 @@ export interface WriteHooks<P extends PostRequest, E extends EditRequest> {
 /** A post's output: the message, and when it was sent when the machine asked (`stamp`). */
 export type PostOutput = PostedMessage & { postedAt?: number };
 
+/**
+ * A frame to write: a post (its placement), or with `messageId` an edit of
+ * that message. A machine's input may carry more (the turn's `turnId`, `stopFor`).
+ */
+export interface WriteRequest extends Omit<PostRequest, 'frame'> {
+  frame: PostRequest['frame'];
+  messageId?: string;
+  threadId?: string;
+}
+
 /** The one factory of the post and edit actors every machine invokes. */
 export function createWriteActors<P extends PostRequest = PostRequest, E extends EditRequest = EditRequest>(
   deps: WriteDeps,
   hooks: WriteHooks<P, E> = {},
 ) {
   const calls = createPacedCalls(deps);
+  const post = async (input: P, scope: WriteScope): Promise<PostOutput> => {
+    let postedAt: number | undefined;
+    const posted = await calls.post(input, scope.signal, () => {
+      postedAt = hooks.stamp?.();
+    });
+    await hooks.afterPost?.(input, posted, scope);
+    return postedAt === undefined ? posted : { ...posted, postedAt };
+  };
+  const edit = async (input: E, scope: WriteScope): Promise<void> => {
+    await calls.edit(input, scope.signal);
+    await hooks.afterEdit?.(input, scope);
+  };
   return {
-    postMessage: fromPromise<PostOutput, P>(async ({ input, signal, system }) => {
-      let postedAt: number | undefined;
-      const posted = await calls.post(input, signal, () => {
-        postedAt = hooks.stamp?.();
-      });
-      await hooks.afterPost?.(input, posted, { signal, system });
-      return postedAt === undefined ? posted : { ...posted, postedAt };
-    }),
-    editMessage: fromPromise<void, E>(async ({ input, signal, system }) => {
-      await calls.edit(input, signal);
-      await hooks.afterEdit?.(input, { signal, system });
+    postMessage: fromPromise<PostOutput, P>(({ input, signal, system }) => post(input, { signal, system })),
+    editMessage: fromPromise<void, E>(({ input, signal, system }) => edit(input, { signal, system })),
+    /** A post, or an edit of `messageId`; either way the message that landed is the output. */
+    writeFrame: fromPromise<PostOutput, P & WriteRequest>(async ({ input, signal, system }) => {
+      const { messageId } = input;
+      if (messageId === undefined) return post(input, { signal, system });
+      const { space, frame, threadId } = input;
+      await edit({ space, messageId, frame, ...(threadId ? { threadId } : {}) } as E, { signal, system });
+      return { messageId, ...(threadId ? { threadId } : {}) };
     }),
     showTyping: fromPromise<void, TypingRequest>(({ input, signal }) => calls.typing(input, signal)),
   };

@@ -30,9 +30,9 @@ import {
 } from '../turnlog/log.js';
 import type { CondenseOpts, TurnLogEntry } from '../turnlog/types.js';
 import { createBudgetClient } from './budget-client.js';
+import { provideFrameSender, setStatus } from './frame-sender.implementations.js';
 import { createWriteActors, type PostRefs, type SurfacesByPlatform, surfaceResolver } from './posting.js';
-import { createStatusWriter } from './status-booking.js';
-import { condenseBudget, headlineAt, STOP_ACTION } from './turn-headline.js';
+import { condenseBudget, headlineAt, STOP_ACTION, statusOf } from './turn-headline.js';
 
 export {
   condenseBudget,
@@ -82,7 +82,6 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
     space: context.space,
     threadId: context.current?.threadId ?? context.anchor?.threadId,
   });
-  const showStatus = createStatusWriter({ budget, clock });
   /** The frame the budget is asked for is a post while no log message is current, else an edit of it. */
   const writeOf = (context: TurnContext): 'post' | 'edit' => (context.current === null ? 'post' : 'edit');
   const now = deps.now ?? (() => clock.now());
@@ -159,6 +158,9 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       // The click on it is answered "unknown"; the log itself landed.
     }
   }
+
+  const writes = createWriteActors({ surfaceFor, refs: store, clock });
+  const frameSender = provideFrameSender({ surfaceFor, refs: store, clock, budget, now, registerLog });
 
   return {
     actions: {
@@ -276,6 +278,12 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
               budget.rateLimited(scopeOf(context), params.retryAfterMs),
           )
         : () => {},
+      // The frame sender in flight, if any (other children ignore the event).
+      recoverFrameSender: ({ self }) => {
+        for (const child of Object.values(self.getSnapshot().children)) {
+          child?.send({ type: 'frame.recover' });
+        }
+      },
       recordStopRequest: assign((_, params: { user: ActionUser }) => ({
         stopRequest: { by: personName(params.user) },
       })),
@@ -310,31 +318,16 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       },
     },
     actors: {
-      ...createWriteActors<PostInput, EditInput>(
-        { surfaceFor, refs: store, clock },
-        {
-          // Before the create is sent: the platform's clock starts the edit window no earlier.
-          stamp: now,
-          async afterPost(input, posted, scope) {
-            if (input.stopFor !== undefined) await registerLog(input.space, posted, input.stopFor);
-            if (input.thread !== undefined && posted.threadId !== undefined) {
-              const target = { space: input.space, threadId: posted.threadId, frame: input.frame };
-              await showStatus(surfaceFor(input.space), target, scope, { cardId: input.turnId });
-            }
-          },
-          async afterEdit(input, scope) {
-            if (input.threadId === undefined) return;
-            const target = { space: input.space, threadId: input.threadId, frame: input.frame };
-            await showStatus(surfaceFor(input.space), target, scope, { cardId: input.turnId });
-          },
-        },
-      ),
+      postMessage: frameSender,
+      editMessage: frameSender,
+      showTyping: writes.showTyping,
       // Its status token is booked by the machine (refreshingStatus); the surface re-sends a status only once
       // its refresh is due (src/platforms/slack/assistant-status.ts).
-      refreshStatus: fromPromise<void, EditInput>(async ({ input, signal, system }) => {
-        if (input.threadId === undefined) return;
-        const target = { space: input.space, threadId: input.threadId, frame: input.frame };
-        await showStatus(surfaceFor(input.space), target, { signal, system }, 'held');
+      refreshStatus: fromPromise<void, EditInput>(async ({ input, signal }) => {
+        const status = statusOf(input.frame);
+        if (input.threadId === undefined || status === undefined) return;
+        const target = { space: input.space, threadId: input.threadId, status, clear: false };
+        await setStatus(surfaceIfAny(input.space), target, signal);
       }),
     },
   };

@@ -245,10 +245,14 @@ function callInFlight(
   snapshot: TurnSnapshot,
 ): { id: string; op: GatedOp; input: Record<string, unknown> } | null {
   for (const call of callingStates) {
+    // The call is a frame sender (its request in its context) or a promise actor (its input).
     const child = snapshot.children[call.id as keyof typeof snapshot.children] as
-      | { getSnapshot(): { input?: unknown } }
+      | { getSnapshot(): { input?: unknown; context?: { request?: unknown } } }
       | undefined;
-    if (child) return { ...call, input: (child.getSnapshot().input ?? {}) as Record<string, unknown> };
+    if (child) {
+      const state = child.getSnapshot();
+      return { ...call, input: (state.context?.request ?? state.input ?? {}) as Record<string, unknown> };
+    }
   }
   return null;
 }

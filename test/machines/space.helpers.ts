@@ -39,9 +39,10 @@ export function startCrashingSpace(crashingTurn: string, error: string) {
   const implementations = createSpaceImplementations(deps);
   const turnLogic = provideTurnMachine(deps).provide({
     actions: {
-      nextOrdinal: enqueueActions(({ context, enqueue }) => {
+      // The crashing turn throws as it asks for a token (the first action of any write it makes).
+      requestProgressToken: enqueueActions(({ context, enqueue }) => {
         if (context.turnId === crashingTurn) throw new Error(error);
-        enqueue.assign({ ordinal: context.ordinal + 1 });
+        enqueue.raise({ type: 'budget.granted' });
       }),
     },
   });
