@@ -12,6 +12,11 @@
  *   any ──turn.end──▶ flushing (terminal slot, newest frame) ──▶ ended
  *   any ──turn.flush (shutdown)──▶ flushing ──▶ back where it was
  *
+ * Every post and edit of the log invokes the frame sender child
+ * (machines/frame-sender.machine.ts: the write, then the status it implies);
+ * the types and the shared transitions and error policies are in
+ * machines/turn.types.ts and machines/turn.policies.ts.
+ *
  * Pure definition: every action, guard, actor and delay is declared by name;
  * the implementations that touch the turn log, the platform and the budget
  * are provided by `createTurnImplementations` (src/runtime/turn.implementations.ts)
@@ -39,6 +44,8 @@ import {
   onNotFound,
   onRateLimited,
   postInput,
+  postLanded,
+  recordOutcome,
   requestingToken,
   terminalFailure,
   typingInput,
@@ -256,11 +263,11 @@ export const turnMachine = setup({
           {
             guard: 'hasUnsent',
             target: 'flushing',
-            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            actions: recordOutcome,
           },
           {
             target: 'ended',
-            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            actions: recordOutcome,
           },
         ],
       },
@@ -275,7 +282,7 @@ export const turnMachine = setup({
       on: {
         ...keepLogging,
         'turn.end': {
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          actions: recordOutcome,
         },
       },
       states: {
@@ -322,7 +329,7 @@ export const turnMachine = setup({
       on: {
         ...keepLogging,
         'turn.end': {
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          actions: recordOutcome,
         },
       },
       states: {
@@ -333,41 +340,13 @@ export const turnMachine = setup({
             id: 'postLog',
             src: 'postMessage',
             input: ({ context }) => postInput(context, 'log'),
-            onDone: [
-              {
-                guard: 'frameIsRollover',
-                target: '#turn.rolling-over.opening',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'finalizeCurrent',
-                  'applyCarry',
-                ],
-              },
-              {
-                guard: 'endRequested',
-                target: '#turn.flushing',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-              {
-                // Guards see the context before this transition's actions: compare with the frame just sent.
-                guard: 'hasUnsentAfterFrame',
-                target: '#turn.debouncing',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-              {
-                target: 'live',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-            ],
+            // Guards see the context before this transition's actions: they compare with the frame just sent.
+            onDone: postLanded({
+              rollover: '#turn.rolling-over.opening',
+              ended: '#turn.flushing',
+              unsent: '#turn.debouncing',
+              live: 'live',
+            }),
             onError: [
               onRateLimited('rateLimited'),
               {
@@ -477,7 +456,7 @@ export const turnMachine = setup({
             // Even with nothing pending the headline changes (done, failed, stopped): the terminal frame goes out.
             'turn.end': {
               target: '#turn.flushing',
-              actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+              actions: recordOutcome,
             },
           },
           states: {
@@ -527,7 +506,7 @@ export const turnMachine = setup({
         // The end cuts the wait short: the terminal frame goes out at once.
         'turn.end': {
           target: 'flushing',
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          actions: recordOutcome,
         },
         'turn.flush': 'flushing',
       },
@@ -604,7 +583,7 @@ export const turnMachine = setup({
       on: {
         ...keepLogging,
         'turn.end': {
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          actions: recordOutcome,
         },
       },
       states: {
@@ -651,11 +630,11 @@ export const turnMachine = setup({
           {
             guard: 'hasUnsent',
             target: 'flushing',
-            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            actions: recordOutcome,
           },
           {
             target: 'ended',
-            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            actions: recordOutcome,
           },
         ],
         'turn.flush': { guard: 'hasUnsent', target: 'flushing' },
@@ -680,7 +659,7 @@ export const turnMachine = setup({
           // The batch in flight is not cancelled (that could post it twice): the end and a flush wait for it.
           on: {
             'turn.end': {
-              actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+              actions: recordOutcome,
             },
             'turn.flush': {},
           },
@@ -689,40 +668,12 @@ export const turnMachine = setup({
             src: 'postMessage',
             input: ({ context }) => postInput(context, 'top-level'),
             // The top-level message is the live log from now on: edited in place like a thread log, not followed by new ones.
-            onDone: [
-              {
-                guard: 'frameIsRollover',
-                target: '#turn.rolling-over.opening',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'finalizeCurrent',
-                  'applyCarry',
-                ],
-              },
-              {
-                guard: 'endRequested',
-                target: '#turn.flushing',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-              {
-                guard: 'hasUnsentAfterFrame',
-                target: '#turn.debouncing',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-              {
-                target: '#turn.opened.live',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-            ],
+            onDone: postLanded({
+              rollover: '#turn.rolling-over.opening',
+              ended: '#turn.flushing',
+              unsent: '#turn.debouncing',
+              live: '#turn.opened.live',
+            }),
             onError: [
               flushIfEnded(warnFailed('top-level post failed')),
               onRateLimited('rateLimited'),
@@ -760,7 +711,7 @@ export const turnMachine = setup({
       on: {
         ...keepLogging,
         'turn.end': {
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          actions: recordOutcome,
         },
       },
       states: {
@@ -802,32 +753,7 @@ export const turnMachine = setup({
             id: 'postFinal',
             src: 'postMessage',
             input: ({ context }) => postInput(context, 'log'),
-            onDone: [
-              {
-                guard: 'frameIsRollover',
-                target: 'booking',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'finalizeCurrent',
-                  'applyCarry',
-                ],
-              },
-              {
-                guard: 'hasUnsentAfterFrame',
-                target: 'booking',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-              {
-                target: 'settled',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-            ],
+            onDone: postLanded({ rollover: 'booking', unsent: 'booking', live: 'settled' }),
             onError: terminalFailure('final post'),
           },
         },

@@ -8,6 +8,7 @@ import type { SurfaceFrame } from '../src/surfaces/frame.js';
 import { describeError, errorKind, retryAfterOf } from './errors.js';
 import type {
   EditInput,
+  PostedLog,
   PostInput,
   TurnContext,
   TurnLogItem,
@@ -95,6 +96,12 @@ export const requestingToken = (then: string) => ({
   },
 });
 
+/** The end's outcome, remembered wherever `turn.end` arrives. */
+export const recordOutcome = {
+  type: 'recordOutcome' as const,
+  params: ({ event }: { event: { outcome: TurnOutcome } }) => ({ outcome: event.outcome }),
+};
+
 /** A live log message: the next entry starts the debounce, the end sends the terminal frame. */
 export const whileLive = {
   'turn.log': {
@@ -112,10 +119,7 @@ export const whileLive = {
   // Even with nothing pending the headline changes (done, failed, stopped): the terminal frame goes out.
   'turn.end': {
     target: '#turn.flushing',
-    actions: {
-      type: 'recordOutcome' as const,
-      params: ({ event }: { event: { outcome: TurnOutcome } }) => ({ outcome: event.outcome }),
-    },
+    actions: recordOutcome,
   },
 };
 
@@ -215,4 +219,30 @@ export const terminalFailure = (what: string) => [
     },
   },
   { target: 'settled' },
+];
+
+/** What a landed post's transition reads: the frame sender's output. */
+type PostDoneArgs = { event: { output: PostedLog } };
+const recordPosted = {
+  type: 'recordPosted' as const,
+  params: ({ event }: PostDoneArgs) => ({ message: event.output }),
+};
+
+/**
+ * A log post landed (the frame sender's `onDone`): it is the live log
+ * message now; then, in order, a rollover frame finalizes it and opens the
+ * next, an end received meanwhile flushes (`ended`), entries that arrived
+ * meanwhile wait for the next edit (`unsent`), else the log is live.
+ */
+export const postLanded = (to: { rollover: string; ended?: string; unsent: string; live: string }) => [
+  {
+    guard: 'frameIsRollover' as const,
+    target: to.rollover,
+    actions: [recordPosted, 'finalizeCurrent' as const, 'applyCarry' as const],
+  },
+  ...(to.ended === undefined
+    ? []
+    : [{ guard: 'endRequested' as const, target: to.ended, actions: [recordPosted, 'markShown' as const] }]),
+  { guard: 'hasUnsentAfterFrame' as const, target: to.unsent, actions: [recordPosted, 'markShown' as const] },
+  { target: to.live, actions: [recordPosted, 'markShown' as const] },
 ];
