@@ -1,6 +1,6 @@
 /**
  * A space supervisor on the memory surface whose turn `crashingTurn` throws
- * in `nextOrdinal` (an entry action run whenever it opens a log message), as
+ * in `requestProgressToken` (the entry action of every write it asks the budget for), as
  * a bug in an action would: for the supervision tests. Persisted snapshots of
  * active turns are kept the way the runtime keeps them, for restarts.
  */
