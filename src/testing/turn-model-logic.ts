@@ -3,7 +3,7 @@
  * traverse, and the abstractions its states are grouped by (turn-model.ts).
  */
 
-import type { ActorLogic, AnyActorScope, EventObject } from 'xstate';
+import { type ActorLogic, type AnyActorScope, type EventObject, fromPromise } from 'xstate';
 import { frameKey, type TurnEvent } from '../../machines/turn.machine.js';
 import type { Platform } from '../events/schema.js';
 import { condenseBudget, provideTurnMachine } from '../runtime/turn.implementations.js';
@@ -87,10 +87,13 @@ export function createTurnModelLogic(
   config: TurnModelConfig,
 ): ActorLogic<TurnModelSnapshot, TurnCommand, undefined> {
   // The model never calls the surface: its answers are the commands.
+  // The model answers every send itself (`respond`): its frame senders are placeholders that never run,
+  // cheaper to create on every send than the real child machine (the live replay runs that one).
+  const unanswered = fromPromise<never, unknown>(() => new Promise<never>(() => {}));
   const machine = provideTurnMachine({
     surfaces: createMemorySurface({ platform: config.platform, capabilities: config.capabilities }),
     budget: 'system',
-  });
+  }).provide({ actors: { postMessage: unanswered as never, editMessage: unanswered as never } });
   const space = MODEL_SPACES[config.platform];
   let taken: string[] = [];
   // Its own scope, whatever the caller passes: it records the transitions taken.
