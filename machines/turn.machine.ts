@@ -12,6 +12,11 @@
  *   any ──turn.end──▶ flushing (terminal slot, newest frame) ──▶ ended
  *   any ──turn.flush (shutdown)──▶ flushing ──▶ back where it was
  *
+ * Every post and edit of the log invokes the frame sender child
+ * (machines/frame-sender.machine.ts: the write, then the status it implies);
+ * the types and the shared transitions and error policies are in
+ * machines/turn.types.ts and machines/turn.policies.ts.
+ *
  * Pure definition: every action, guard, actor and delay is declared by name;
  * the implementations that touch the turn log, the platform and the budget
  * are provided by `createTurnImplementations` (src/runtime/turn.implementations.ts)
@@ -24,412 +29,45 @@
  */
 import { and, assign, or, setup } from 'xstate';
 import type { ActionUser } from '../src/actions/types.js';
-import type { FrameAction, FrameHeadline, FrameLine, SurfaceFrame } from '../src/surfaces/frame.js';
-import type { EditRequest, PostedMessage, PostRequest, ThreadAnchor } from '../src/surfaces/surface.js';
-import type { TurnLogState } from '../src/turnlog/log.js';
-import type { CondenseStrategy, TurnLogEntry } from '../src/turnlog/types.js';
-import type { FundedEvent, GrantedEvent, RefusedEvent } from './budget.protocol.js';
-import { describeError, errorKind, retryAfterOf } from './errors.js';
+import type { PostedMessage } from '../src/surfaces/surface.js';
+import { errorKind } from './errors.js';
+import { frameSenderMachine } from './frame-sender.machine.js';
+import {
+  abandonMessage,
+  degradeFailed,
+  editInput,
+  entryParams,
+  errorParams,
+  flushIfEnded,
+  frameText,
+  keepLogging,
+  onNotFound,
+  onRateLimited,
+  postInput,
+  postLanded,
+  recordOutcome,
+  requestingToken,
+  terminalFailure,
+  typingInput,
+  warnFailed,
+  whileLive,
+} from './turn.policies.js';
+import {
+  clientIdFor,
+  DEFAULT_TURN_TITLE,
+  type EditInput,
+  FIRST_POST_ATTEMPTS,
+  frameKey,
+  type PostedLog,
+  type TurnContext,
+  type TurnEvent,
+  type TurnInput,
+  type TurnLogItem,
+  type TurnOutcome,
+  type TypingInput,
+} from './turn.types.js';
 
-export type TurnOutcome = 'ok' | 'error' | 'stopped';
-
-export interface TurnSettings {
-  /** Coalescing window for edits (ms). Default 1000. */
-  editDebounceMs: number;
-  /** The condenser's budget per log message (characters). Default 3500. */
-  maxChars: number;
-  strategy: CondenseStrategy;
-  /** Wait before the one retry of a transiently failed edit (ms). Default 500. */
-  editRetryMs: number;
-  /** Give up a terminal frame after this many rate-limited or failed sends. Default 10. */
-  terminalAttempts: number;
-  /** A Stop button on the live log (`visibility.stopButton`). Default false. */
-  stopButton?: boolean;
-}
-
-export interface TurnInput {
-  turnId: string;
-  /** Platform-prefixed space. */
-  space: string;
-  /** Where the thread hangs; null when the turn has no thread (threads off, anchor unknown). */
-  anchor: ThreadAnchor | null;
-  settings: TurnSettings;
-  /** Why the turn starts without a thread (shown once, top-level). */
-  degradedReason?: string;
-  /** A header posted top-level first, the log threading under it: a proactive turn's (`🕒 <title>`), or a lost root's. */
-  header?: string;
-  /** Warnings the turn starts with (why its root was not found), shown in its view. */
-  warnings?: string[];
-  /** The host's title for the turn (`turn_started.title`), shown in the log's headline. */
-  title?: string;
-  /**
-   * Post the (still empty) log at once, as an ack (Slack's 👀 card), instead
-   * of waiting for the first entry. Only for a threaded turn.
-   */
-  ack?: boolean;
-  /** Epoch ms the turn started (`turn_started.at`); default: when its first entry arrives. */
-  startedAt?: number;
-  /**
-   * A persisted snapshot to resume from instead of starting fresh: the
-   * supervisor's restart/restore path (the logic is wrapped by `restorable`).
-   */
-  persisted?: unknown;
-}
-
-/**
- * The frame being sent: rendered at send time, never queued. `text` is the
- * plain form of `lines`; the headline (state, elapsed clock, what is
- * happening now) is rendered with it.
- */
-export type Frame = (
-  | { kind: 'fits'; text: string; lines: FrameLine[]; headline: FrameHeadline; appended: number }
-  | {
-      kind: 'rollover';
-      text: string;
-      lines: FrameLine[];
-      headline: FrameHeadline;
-      carry: TurnLogEntry[];
-      appended: number;
-    }
-) & {
-  /** Buttons under the log (Stop while live; `[]` removes it); absent without `settings.stopButton`. */
-  actions?: FrameAction[];
-  /** Someone asked the turn to stop (the headline says so). */
-  stopping?: boolean;
-};
-
-/**
- * What makes a frame worth sending: its lines and its headline's state and
- * title. The clock and the `now` suffix are left out, so time passing alone
- * never causes an edit (they refresh on the edits that happen anyway).
- */
-export const frameKey = (frame: Frame | null): string =>
-  frame === null
-    ? ''
-    : `${frame.headline.state}\u0000${frame.headline.title}\u0000${frame.stopping ? 'stopping' : ''}\u0000${(frame.actions ?? []).map((a) => a.id).join(',')}\u0000${frame.text}`;
-
-/**
- * A log message the turn posted: `postedAt` (epoch ms, stamped just before
- * the create was sent) tells when the platform's edit window closes on it.
- */
-export interface PostedLog extends PostedMessage {
-  postedAt?: number;
-}
-
-export interface LogMessageRef extends PostedLog {
-  /** No further edits: rolled over, deleted by a person, or abandoned after failed edits. */
-  final: boolean;
-}
-
-export interface DeadLetter {
-  reason: string;
-  entries: TurnLogEntry[];
-}
-
-export interface TurnContext {
-  turnId: string;
-  space: string;
-  settings: TurnSettings;
-  /** The thread log messages go to; null = top-level. */
-  anchor: ThreadAnchor | null;
-  /** Entries of the current log message (the source of truth for its text); null until the first entry. */
-  log: TurnLogState | null;
-  /**
-   * Revisions of the current log message (including carried entries): each entry appended, or a
-   * tool call completed in place by its result, is one, so a completion alone is something to send.
-   */
-  appended: number;
-  /** Entries the turn received in all, for the turn view. */
-  entryCount: number;
-  /** How many of those revisions the last sent frame showed. */
-  shown: number;
-  frame: Frame | null;
-  /** The live log message, or null before the first post / after finalizing. */
-  current: PostedLog | null;
-  logMessages: LogMessageRef[];
-  lastSentText: string | null;
-  /** Posts made, for deterministic client ids (turn id + ordinal). */
-  ordinal: number;
-  retryAfterMs: number;
-  budgetRetryMs: number;
-  /** Failed sends of the frame in flight (edit retry, terminal attempts). */
-  failures: number;
-  outcome: TurnOutcome | null;
-  degradedReason: string | null;
-  /** The header still to post before the log (a proactive turn), or null. */
-  header: string | null;
-  /** Entries that could not be delivered, with why: nothing is lost silently. */
-  deadLetters: DeadLetter[];
-  /** Warnings worth showing in GET /v1/turns/:id. */
-  warnings: string[];
-  /** The headline's title. */
-  title: string;
-  /** Post the empty log at start (an ack card); absent in snapshots made before it existed. */
-  ack?: boolean;
-  /** Epoch ms the turn started (the headline's clock); null until known. */
-  startedAt: number | null;
-  /** The tool call with no result yet, and since when (`running Bash (12s)`); null when none is. */
-  toolInFlight: { tool: string; since: number } | null;
-  /** When the last tool result (or call) arrived (`thinking (4s since last tool)`); null before any. */
-  lastToolAt: number | null;
-  /** The last policy decision logged in the turn: a turn that fails or stops after a rejection ended blocked (⛔). */
-  lastDecision?: 'approved' | 'rejected';
-  /** The log lost its thread while the turn ran (a failed thread post): it ends ⚠️ degraded, not ✅. */
-  lostThread?: boolean;
-  /** Who asked the turn to stop (Stop on the log): shown until `turn_ended`; null when no one did. */
-  stopRequest: { by: string } | null;
-}
-
-/** A log entry, and the tool it starts when it is a `tool_call` (for the headline's `now`). */
-export interface TurnLogItem {
-  entry: TurnLogEntry;
-  tool?: string;
-  decision?: 'approved' | 'rejected';
-}
-
-export type TurnEvent =
-  /**
-   * `tool`: the tool a `tool_call` entry starts; `decision`: what a
-   * `policy_decision` entry decided. `following`: more entries of the same
-   * batch (one `POST /v1/events` body), appended after `entry` in one step,
-   * so a batch costs the turn one event, not one per entry.
-   */
-  | ({ type: 'turn.log'; following?: TurnLogItem[] } & TurnLogItem)
-  | { type: 'turn.end'; outcome: TurnOutcome }
-  /** Sent after restoring from a persisted snapshot: re-arms the timer of the waiting state. */
-  | { type: 'turn.recover' }
-  /** Shutdown: send the pending frame now through a terminal slot, then go on (the next process resumes). */
-  | { type: 'turn.flush' }
-  /** A person pressed Stop on the log (src/actions/clicks.ts): the headline says so, the button goes. */
-  | { type: 'turn.stopRequested'; user: ActionUser }
-  | GrantedEvent
-  | RefusedEvent
-  | FundedEvent;
-
-/**
- * What a post/edit actor needs: the request, the turn of a log with Stop (for
- * the card registry), and the turn (`turnId`: its card in the budget, which
- * the status written after the frame is booked for).
- */
-export type PostInput = PostRequest & { stopFor?: string; turnId?: string };
-export type EditInput = EditRequest & { turnId?: string };
-/** Where a typing indicator shows: the log's thread, or the space (a top-level log). */
-export interface TypingInput {
-  space: string;
-  threadId?: string;
-}
-
-/**
- * The first thread post gets this many attempts when it fails transiently
- * (5xx, timeout) before the turn degrades to top-level: one blip must not
- * move a whole turn's log out of its thread.
- */
-export const FIRST_POST_ATTEMPTS = 3;
-
-export const clientIdFor = (turnId: string, ordinal: number): string => `${turnId}:${ordinal}`;
-
-const frameText = (context: TurnContext): string => context.frame?.text ?? '';
-
-/** The headline's title when the host gave none. */
-export const DEFAULT_TURN_TITLE = 'Agent activity';
-
-/** The log message's frame: the headline and the condensed lines. */
-const logFrame = (context: TurnContext): SurfaceFrame => ({
-  kind: 'log',
-  ...(context.frame ? { headline: context.frame.headline } : {}),
-  lines: context.frame?.lines ?? [],
-  ...(context.frame?.actions ? { actions: context.frame.actions } : {}),
-});
-
-/** A post whose log shows Stop names its turn, so the message goes in the card registry. */
-const stopOf = (context: TurnContext): { stopFor?: string } =>
-  context.frame?.actions?.some((action) => action.id === 'stop') ? { stopFor: context.turnId } : {};
-
-const postInput = (context: TurnContext, placement: 'log' | 'top-level'): PostInput => ({
-  space: context.space,
-  frame: logFrame(context),
-  ...(placement === 'log' && context.anchor ? { thread: context.anchor } : {}),
-  // Every log message after the first of a turn is silent where the platform can (one buzz per turn).
-  silent: context.logMessages.length > 0,
-  clientId: clientIdFor(context.turnId, context.ordinal),
-  ...stopOf(context),
-  turnId: context.turnId,
-});
-
-const editInput = (context: TurnContext): EditInput => ({
-  space: context.space,
-  messageId: context.current?.messageId ?? '',
-  ...(context.current?.threadId ? { threadId: context.current.threadId } : {}),
-  frame: logFrame(context),
-  turnId: context.turnId,
-});
-
-/** What `appendEntry` is told: the entry, the tool a `tool_call` starts, a policy decision, and the batch's following entries. */
-const entryParams = ({ event }: { event: TurnLogItem & { following?: TurnLogItem[] } }) => ({
-  entry: event.entry,
-  ...(event.tool !== undefined ? { tool: event.tool } : {}),
-  ...(event.decision !== undefined ? { decision: event.decision } : {}),
-  ...(event.following !== undefined ? { following: event.following } : {}),
-});
-
-/** Common to every sending state: entries keep coming, the end is remembered. */
-const keepLogging = {
-  'turn.log': {
-    actions: {
-      type: 'appendEntry' as const,
-      params: entryParams,
-    },
-  },
-};
-
-/**
- * A create asks the budget first, like an edit (every write is budgeted): a
- * `requesting` state (a progress token) that goes to `then` when granted, and
- * its `refused` sibling waiting as long as the budget says.
- */
-const requestingToken = (then: string) => ({
-  requesting: {
-    entry: 'requestProgressToken' as const,
-    on: {
-      'budget.granted': then,
-      'budget.refused': {
-        target: 'refusedToken',
-        actions: {
-          type: 'recordBudgetRetry' as const,
-          params: ({ event }: { event: { retryInMs: number } }) => ({ retryInMs: event.retryInMs }),
-        },
-      },
-      'turn.recover': { target: 'requesting', reenter: true },
-    },
-  },
-  /** Refused: ask again when the budget says. */
-  refusedToken: {
-    after: { budgetRetry: 'requesting' },
-    on: { 'turn.recover': { target: 'refusedToken', reenter: true } },
-  },
-});
-
-/** A live log message: the next entry starts the debounce, the end sends the terminal frame. */
-const whileLive = {
-  'turn.log': {
-    target: '#turn.debouncing',
-    actions: { type: 'appendEntry' as const, params: entryParams },
-  },
-  // Nothing pending, but the log must say "stopping…" and lose its button: an edit goes out.
-  'turn.stopRequested': {
-    target: '#turn.debouncing',
-    actions: {
-      type: 'recordStopRequest' as const,
-      params: ({ event }: { event: { user: ActionUser } }) => ({ user: event.user }),
-    },
-  },
-  // Even with nothing pending the headline changes (done, failed, stopped): the terminal frame goes out.
-  'turn.end': {
-    target: '#turn.flushing',
-    actions: {
-      type: 'recordOutcome' as const,
-      params: ({ event }: { event: { outcome: TurnOutcome } }) => ({ outcome: event.outcome }),
-    },
-  },
-};
-
-/** Typing shows where the log is: its thread, or the space for a top-level log. */
-const typingInput = (context: TurnContext): TypingInput => {
-  const threadId = context.current?.threadId ?? context.anchor?.threadId;
-  return { space: context.space, ...(threadId ? { threadId } : {}) };
-};
-
-/*
- * The error policies of the sending states, each written once. Every send is
- * an invoke whose `onError` lists its transitions in order (the first whose
- * guard passes is taken); these build the shared ones from named guards and
- * actions, given the states they lead to.
- */
-
-/** What an `onError` transition reads: the failed actor's error. */
-type ActorErrorArgs = { event: { error: unknown } };
-
-const errorParams = ({ event }: ActorErrorArgs) => ({ error: event.error });
-const retryAfterParams = ({ event }: ActorErrorArgs) => ({ retryAfterMs: retryAfterOf(event.error) });
-/** A terminal frame waits the Retry-After of a 429, and the edit retry delay after any other failure. */
-const terminalRetryParams = ({ context, event }: ActorErrorArgs & { context: TurnContext }) => ({
-  retryAfterMs:
-    errorKind(event.error) === 'rate-limited' ? retryAfterOf(event.error) : context.settings.editRetryMs,
-});
-
-/** `warn`: `<what>: <the error>`. */
-const warnFailed = (what: string) => ({
-  type: 'warn' as const,
-  params: ({ event }: ActorErrorArgs) => ({ message: `${what}: ${describeError(event.error)}` }),
-});
-
-/** `degradeToTopLevel`, the reason being `<what>: <the error>`. */
-const degradeFailed = (what: string) => ({
-  type: 'degradeToTopLevel' as const,
-  params: ({ event }: ActorErrorArgs) => ({ reason: `${what}: ${describeError(event.error)}` }),
-});
-
-/** 429: wait the error's Retry-After in `target` (its `retryAfter` delay goes on), and tell the budget. */
-const onRateLimited = (target: string) => ({
-  guard: { type: 'isRateLimited' as const, params: errorParams },
-  target,
-  actions: [
-    { type: 'recordRetryAfter' as const, params: retryAfterParams },
-    { type: 'reportRateLimited' as const, params: retryAfterParams },
-  ],
-});
-
-/**
- * 404 on an edit: a person deleted the log message, or the platform will not
- * edit it any more (Discord: an archived thread it could not reopen, an
- * hour-old message); finalize it, the pending entries go out in a new one,
- * and the turn's warnings say why.
- */
-const onNotFound = (target: string) => ({
-  guard: { type: 'isNotFound' as const, params: errorParams },
-  target,
-  actions: [
-    'finalizeCurrent' as const,
-    'keepUnsentOnly' as const,
-    warnFailed('log message not editable, the log goes on in a new one'),
-  ],
-});
-
-/** Stop editing the live log message (`what` failed): finalize it, its unsent entries wait for a new one. */
-const abandonMessage = (target: string, what: string) => ({
-  target,
-  actions: ['finalizeCurrent' as const, 'keepUnsentOnly' as const, warnFailed(what)],
-});
-
-/** The end came while the send was in flight: flush, with `actions`, rather than wait where the failure leads. */
-const flushIfEnded = <A>(actions: A) => ({
-  guard: 'endRequested' as const,
-  target: '#turn.flushing',
-  actions,
-});
-
-/**
- * A terminal send (`what`: `final edit`, `final post`) failed: retry after the
- * error's Retry-After up to `terminalAttempts` times (never a `forbidden` one); then an ending turn
- * dead-letters the unsent entries, and a shutdown flush leaves them pending
- * for the next process.
- */
-const terminalFailure = (what: string) => [
-  {
-    guard: { type: 'canRetryTerminal' as const, params: errorParams },
-    target: 'retrying',
-    actions: ['countFailure' as const, { type: 'recordRetryAfter' as const, params: terminalRetryParams }],
-  },
-  {
-    guard: 'endRequested' as const,
-    target: '#turn.ended',
-    actions: {
-      type: 'deadLetterUnsent' as const,
-      params: ({ event }: ActorErrorArgs) => ({ reason: `${what} failed: ${describeError(event.error)}` }),
-    },
-  },
-  { target: 'settled' },
-];
+export * from './turn.types.js';
 
 export const turnMachine = setup({
   types: {
@@ -451,12 +89,14 @@ export const turnMachine = setup({
     bookTerminalSlot: () => {},
     reportRateLimited: (_, _params: { retryAfterMs: number }) => {},
     releaseCard: () => {},
+    /** Provided: tells the frame sender in flight, if any, that the turn was restored (`frame.recover`). */
+    recoverFrameSender: () => {},
     /** Remembers who asked the turn to stop (provided: it names the person as the chat may show). */
     recordStopRequest: (_, _params: { user: ActionUser }) => {},
     // Pure bookkeeping.
     recordOutcome: assign((_, params: { outcome: TurnOutcome }) => ({ outcome: params.outcome })),
-    nextOrdinal: assign(({ context }) => ({ ordinal: context.ordinal + 1 })),
     recordPosted: assign(({ context }, params: { message: PostedLog }) => ({
+      ordinal: context.ordinal + 1,
       current: params.message,
       logMessages: [...context.logMessages, { ...params.message, final: false }],
       // The first post in a turn tells us the thread id (Discord creates the thread, Slack/GChat report it).
@@ -468,7 +108,8 @@ export const turnMachine = setup({
       failures: 0,
     })),
     dropHeader: assign({ header: null }),
-    useHeaderAsAnchor: assign((_, params: { message: PostedMessage }) => ({
+    useHeaderAsAnchor: assign(({ context }, params: { message: PostedMessage }) => ({
+      ordinal: context.ordinal + 1,
       header: null,
       anchor: {
         rootMessageId: params.message.messageId,
@@ -541,9 +182,10 @@ export const turnMachine = setup({
     showsLiveStatus: () => false,
   },
   actors: {
-    // Provided: the platform's ChatSurface.
-    postMessage: {} as import('xstate').PromiseActorLogic<PostedLog, PostInput>,
-    editMessage: {} as import('xstate').PromiseActorLogic<void, EditInput>,
+    // The frame sender (machines/frame-sender.machine.ts): the write, then the status it implies.
+    // Its implementations are provided (the platform's ChatSurface, the budget).
+    postMessage: frameSenderMachine,
+    editMessage: frameSenderMachine,
     showTyping: {} as import('xstate').PromiseActorLogic<void, TypingInput>,
     /** Re-sends the platform status the live frame implies (Slack's assistant status), without editing. */
     refreshStatus: {} as import('xstate').PromiseActorLogic<void, EditInput>,
@@ -592,11 +234,13 @@ export const turnMachine = setup({
     lastToolAt: null,
     stopRequest: null,
   }),
-  // Anywhere: the next frame shows who asked to stop, without the Stop button.
   on: {
+    // Anywhere: the next frame shows who asked to stop, without the Stop button.
     'turn.stopRequested': {
       actions: { type: 'recordStopRequest', params: ({ event }) => ({ user: event.user }) },
     },
+    // A frame in flight: its sender re-arms what XState does not restore (its status booking's wait).
+    'turn.recover': { actions: 'recoverFrameSender' },
   },
   initial: 'idle',
   states: {
@@ -619,11 +263,11 @@ export const turnMachine = setup({
           {
             guard: 'hasUnsent',
             target: 'flushing',
-            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            actions: recordOutcome,
           },
           {
             target: 'ended',
-            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            actions: recordOutcome,
           },
         ],
       },
@@ -638,20 +282,20 @@ export const turnMachine = setup({
       on: {
         ...keepLogging,
         'turn.end': {
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          actions: recordOutcome,
         },
       },
       states: {
         ...requestingToken('posting'),
         posting: {
-          entry: 'nextOrdinal',
           invoke: {
             id: 'postHeader',
             src: 'postMessage',
             input: ({ context }) => ({
               space: context.space,
               frame: { kind: 'prose' as const, markdown: context.header ?? '' },
-              clientId: clientIdFor(context.turnId, context.ordinal),
+              // The create's own id until it lands: a retry (5xx, 429, a restart) sends the same one.
+              clientId: clientIdFor(context.turnId, context.ordinal + 1),
             }),
             onDone: [
               {
@@ -685,52 +329,24 @@ export const turnMachine = setup({
       on: {
         ...keepLogging,
         'turn.end': {
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          actions: recordOutcome,
         },
       },
       states: {
         ...requestingToken('posting'),
         posting: {
-          entry: ['prepareFrame', 'nextOrdinal'],
+          entry: 'prepareFrame',
           invoke: {
             id: 'postLog',
             src: 'postMessage',
             input: ({ context }) => postInput(context, 'log'),
-            onDone: [
-              {
-                guard: 'frameIsRollover',
-                target: '#turn.rolling-over.opening',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'finalizeCurrent',
-                  'applyCarry',
-                ],
-              },
-              {
-                guard: 'endRequested',
-                target: '#turn.flushing',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-              {
-                // Guards see the context before this transition's actions: compare with the frame just sent.
-                guard: 'hasUnsentAfterFrame',
-                target: '#turn.debouncing',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-              {
-                target: 'live',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-            ],
+            // Guards see the context before this transition's actions: they compare with the frame just sent.
+            onDone: postLanded({
+              rollover: '#turn.rolling-over.opening',
+              ended: '#turn.flushing',
+              unsent: '#turn.debouncing',
+              live: 'live',
+            }),
             onError: [
               onRateLimited('rateLimited'),
               {
@@ -840,7 +456,7 @@ export const turnMachine = setup({
             // Even with nothing pending the headline changes (done, failed, stopped): the terminal frame goes out.
             'turn.end': {
               target: '#turn.flushing',
-              actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+              actions: recordOutcome,
             },
           },
           states: {
@@ -890,7 +506,7 @@ export const turnMachine = setup({
         // The end cuts the wait short: the terminal frame goes out at once.
         'turn.end': {
           target: 'flushing',
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          actions: recordOutcome,
         },
         'turn.flush': 'flushing',
       },
@@ -967,7 +583,7 @@ export const turnMachine = setup({
       on: {
         ...keepLogging,
         'turn.end': {
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          actions: recordOutcome,
         },
       },
       states: {
@@ -1014,11 +630,11 @@ export const turnMachine = setup({
           {
             guard: 'hasUnsent',
             target: 'flushing',
-            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            actions: recordOutcome,
           },
           {
             target: 'ended',
-            actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+            actions: recordOutcome,
           },
         ],
         'turn.flush': { guard: 'hasUnsent', target: 'flushing' },
@@ -1039,11 +655,11 @@ export const turnMachine = setup({
         },
         ...requestingToken('posting'),
         posting: {
-          entry: ['prepareFrame', 'nextOrdinal'],
+          entry: 'prepareFrame',
           // The batch in flight is not cancelled (that could post it twice): the end and a flush wait for it.
           on: {
             'turn.end': {
-              actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+              actions: recordOutcome,
             },
             'turn.flush': {},
           },
@@ -1052,40 +668,12 @@ export const turnMachine = setup({
             src: 'postMessage',
             input: ({ context }) => postInput(context, 'top-level'),
             // The top-level message is the live log from now on: edited in place like a thread log, not followed by new ones.
-            onDone: [
-              {
-                guard: 'frameIsRollover',
-                target: '#turn.rolling-over.opening',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'finalizeCurrent',
-                  'applyCarry',
-                ],
-              },
-              {
-                guard: 'endRequested',
-                target: '#turn.flushing',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-              {
-                guard: 'hasUnsentAfterFrame',
-                target: '#turn.debouncing',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-              {
-                target: '#turn.opened.live',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-            ],
+            onDone: postLanded({
+              rollover: '#turn.rolling-over.opening',
+              ended: '#turn.flushing',
+              unsent: '#turn.debouncing',
+              live: '#turn.opened.live',
+            }),
             onError: [
               flushIfEnded(warnFailed('top-level post failed')),
               onRateLimited('rateLimited'),
@@ -1123,7 +711,7 @@ export const turnMachine = setup({
       on: {
         ...keepLogging,
         'turn.end': {
-          actions: { type: 'recordOutcome', params: ({ event }) => ({ outcome: event.outcome }) },
+          actions: recordOutcome,
         },
       },
       states: {
@@ -1161,37 +749,11 @@ export const turnMachine = setup({
           },
         },
         posting: {
-          entry: 'nextOrdinal',
           invoke: {
             id: 'postFinal',
             src: 'postMessage',
             input: ({ context }) => postInput(context, 'log'),
-            onDone: [
-              {
-                guard: 'frameIsRollover',
-                target: 'booking',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'finalizeCurrent',
-                  'applyCarry',
-                ],
-              },
-              {
-                guard: 'hasUnsentAfterFrame',
-                target: 'booking',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-              {
-                target: 'settled',
-                actions: [
-                  { type: 'recordPosted', params: ({ event }) => ({ message: event.output }) },
-                  'markShown',
-                ],
-              },
-            ],
+            onDone: postLanded({ rollover: 'booking', unsent: 'booking', live: 'settled' }),
             onError: terminalFailure('final post'),
           },
         },

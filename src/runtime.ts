@@ -163,6 +163,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(config.visibility.timeZone ? { timeZone: config.visibility.timeZone } : {}),
       },
       now: () => clock.now(),
+      // turnmachine: the runtime's clock, which pacing and a status clear wait on (not XState's private one).
+      clock,
       snapshotOf: (turnId) => snapshots.persisted(turnId),
       onTurnSnapshot: (_, snapshot, logic) => snapshots.onTurnSnapshot(snapshot, logic),
       onStraySnapshot: (_, snapshot, logic) => snapshots.onStraySnapshot(snapshot, logic),

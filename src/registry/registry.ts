@@ -76,7 +76,7 @@ export function createPlatformRegistry(descriptors: readonly PlatformDescriptor[
     checkSpace(space) {
       const colon = space.indexOf(':');
       const descriptor = colon > 0 ? byId.get(space.slice(0, colon)) : undefined;
-      if (descriptor && descriptor.spaceIdPattern.test(space.slice(colon + 1))) return undefined;
+      if (descriptor?.spaceIdPattern.test(space.slice(colon + 1))) return undefined;
       return `a platform-prefixed space: ${registry.spaceExamples}`;
     },
     spaceExamples: listed([...byId.values()].map((d) => d.spaceExample)),

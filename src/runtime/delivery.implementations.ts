@@ -6,12 +6,11 @@
  * never holds an answer back).
  */
 import { fromPromise, raise, sendTo } from 'xstate';
-import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { deliveryMachine, type ReactRequest } from '../../machines/delivery.machine.js';
-
-import type { EditRequest, PostRequest } from '../surfaces/surface.js';
+import { systemClock } from '../clock.js';
+import { createBudgetClient } from './budget-client.js';
 import type { PendingAnswerSink } from './pending-answers.js';
-import { paceFor, postActor, rateChannel, surfaceResolver } from './posting.js';
+import { createWriteActors, surfaceResolver } from './posting.js';
 import type { TurnImplementationDeps } from './turn.implementations.js';
 
 export interface DeliveryImplementationDeps extends TurnImplementationDeps {
@@ -22,13 +21,8 @@ export interface DeliveryImplementationDeps extends TurnImplementationDeps {
 export type DeliveryImplementations = Parameters<typeof deliveryMachine.provide>[0];
 
 export function createDeliveryImplementations(deps: DeliveryImplementationDeps): DeliveryImplementations {
-  const { store } = deps;
-  const platforms = deps.platforms;
-  const surfaceFor = surfaceResolver(deps.surfaces, platforms);
-  const budgetOf = (request: PostRequest) => budgetSystemId(platforms.forSpace(request.space).id);
-  const channelOf = (request: PostRequest): string =>
-    rateChannel(request.space, request.thread?.threadId, platforms);
-  const useBudget = (deps.budget ?? 'system') === 'system';
+  const surfaceFor = surfaceResolver(deps.surfaces, deps.platforms);
+  const budget = createBudgetClient(deps);
   return {
     actions: {
       forgetParts: ({ context }, params) => {
@@ -36,48 +30,38 @@ export function createDeliveryImplementations(deps: DeliveryImplementationDeps):
         const parts = Array.from({ length: params.count }, (_, i) => params.from + i);
         deps.pendingAnswers?.forget(context.request.space, context.pendingKey, parts);
       },
-      bookTerminalSlot: useBudget
+      bookTerminalSlot: budget.enabled
         ? sendTo(
-            ({ system, context }) => system.get(budgetOf(context.request)),
+            ({ system, context }) => system.get(budget.systemIdOf(context.request.space)),
             ({ context, self }) => {
-              // Unique among the live bookings of all spaces (a space's slots are reused once a delivery is done).
-              const cardId = `${self.id}@${context.request.space}`;
-              const channel = channelOf(context.request);
-              // A post, or the edit of a card already posted (its outcome).
-              const write = context.edit === null ? ('post' as const) : ('edit' as const);
-              if (context.request.frame.kind === 'card') {
-                const group = context.request.thread?.threadId ?? 'top-level';
-                return { type: 'budget.queued.book' as const, cardId, channel, group, write, replyTo: self };
-              }
-              return { type: 'budget.terminal.book' as const, cardId, channel, write, replyTo: self };
+              const { request } = context;
+              const ask = {
+                space: request.space,
+                threadId: request.thread?.threadId,
+                // Unique among the live bookings of all spaces (a space's slots are reused once a delivery is done).
+                cardId: `${self.id}@${request.space}`,
+                // A post, or the edit of a card already posted (its outcome).
+                write: context.edit === null ? ('post' as const) : ('edit' as const),
+              };
+              if (request.frame.kind === 'card')
+                return budget.queued({ ...ask, group: request.thread?.threadId ?? 'top-level' }, self);
+              return budget.terminal(ask, self);
             },
           )
         : raise({ type: 'budget.funded' as const }),
-      reportRateLimited: useBudget
+      reportRateLimited: budget.enabled
         ? sendTo(
-            ({ system, context }) => system.get(budgetOf(context.request)),
-            ({ context }, params: { retryAfterMs: number }) => ({
-              type: 'budget.rate-limited' as const,
-              retryAfterMs: params.retryAfterMs,
-              channel: channelOf(context.request),
-            }),
+            ({ system, context }) => system.get(budget.systemIdOf(context.request.space)),
+            ({ context }, params: { retryAfterMs: number }) =>
+              budget.rateLimited(
+                { space: context.request.space, threadId: context.request.thread?.threadId },
+                params.retryAfterMs,
+              ),
           )
         : () => {},
     },
     actors: {
-      postMessage: postActor(surfaceFor, store),
-      editMessage: fromPromise<void, EditRequest>(async ({ input, signal, system }) => {
-        const surface = surfaceFor(input.space);
-        const { space, threadId, messageId } = input;
-        await paceFor(
-          surface,
-          'edit',
-          { space, messageId, ...(threadId ? { threadId } : {}) },
-          system._clock,
-          signal,
-        );
-        await surface.edit(input, { signal });
-      }),
+      ...createWriteActors({ surfaceFor, refs: deps.store, clock: deps.clock ?? systemClock }),
       // The surface paces a reaction itself; the budget booked its slot before.
       reactMessage: fromPromise<void, ReactRequest>(async ({ input, signal }) => {
         await surfaceFor(input.space).react(input, { signal });

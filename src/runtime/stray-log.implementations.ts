@@ -4,16 +4,16 @@
  * the dead letter for lines no write could show.
  */
 import { fromPromise, raise, sendTo } from 'xstate';
-import { budgetSystemId } from '../../machines/budget.protocol.js';
 import { describeError } from '../../machines/errors.js';
 import {
   type StrayWriteInput,
   type StrayWriteOutput,
   strayLogMachine,
 } from '../../machines/stray-log.machine.js';
-
+import { systemClock } from '../clock.js';
 import { type FrameLine, plainLine, type SurfaceFrame } from '../surfaces/frame.js';
-import { paceFor, postOnce, rateChannel, surfaceResolver } from './posting.js';
+import { createBudgetClient } from './budget-client.js';
+import { createPacedCalls, surfaceResolver } from './posting.js';
 import type { TurnImplementationDeps } from './turn.implementations.js';
 
 export type StrayLogImplementations = Parameters<typeof strayLogMachine.provide>[0];
@@ -27,10 +27,12 @@ export interface StrayLogDeps extends TurnImplementationDeps {
 const frameOf = (lines: FrameLine[]): SurfaceFrame => ({ kind: 'log', lines });
 
 export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImplementations {
-  const platforms = deps.platforms;
-  const surfaceFor = surfaceResolver(deps.surfaces, platforms);
-  const budgetOf = (space: string) => budgetSystemId(platforms.forSpace(space).id);
-  const useBudget = (deps.budget ?? 'system') === 'system';
+  const surfaceFor = surfaceResolver(deps.surfaces, deps.platforms);
+  const budget = createBudgetClient(deps);
+  const calls = createPacedCalls({ surfaceFor, refs: deps.store, clock: deps.clock ?? systemClock });
+  const budgetOf = (space: string) => budget.systemIdOf(space);
+  /** Strays are top-level: the space is the scope, their card the space's. */
+  const ask = (space: string) => ({ space, cardId: `strays@${space}` });
   const maxCharsOf = (space: string): number => {
     try {
       return surfaceFor(space).capabilities.maxChars;
@@ -41,38 +43,28 @@ export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImple
   return {
     actions: {
       // A progress token, never a terminal slot: answers and cards book those and never wait behind strays.
-      requestProgressToken: useBudget
+      requestProgressToken: budget.enabled
         ? sendTo(
             ({ system, context }) => system.get(budgetOf(context.space)),
-            ({ context, self }) => ({
-              type: 'budget.progress.request' as const,
-              cardId: `strays@${context.space}`,
-              channel: rateChannel(context.space, undefined, platforms),
-              replyTo: self,
-            }),
+            ({ context, self }) => budget.progress(ask(context.space), self),
           )
         : raise({ type: 'budget.granted' as const }),
       // At shutdown (`strays.flush`): a terminal slot, so the strays go out within the stop's flush bound.
-      bookTerminalSlot: useBudget
+      bookTerminalSlot: budget.enabled
         ? sendTo(
             ({ system, context }) => system.get(budgetOf(context.space)),
-            ({ context, self }) => ({
-              type: 'budget.terminal.book' as const,
-              cardId: `strays@${context.space}`,
-              channel: rateChannel(context.space, undefined, platforms),
-              write: context.messageId === null ? ('post' as const) : ('edit' as const),
-              replyTo: self,
-            }),
+            ({ context, self }) =>
+              budget.terminal(
+                { ...ask(context.space), write: context.messageId === null ? 'post' : 'edit' },
+                self,
+              ),
           )
         : raise({ type: 'budget.funded' as const }),
-      reportRateLimited: useBudget
+      reportRateLimited: budget.enabled
         ? sendTo(
             ({ system, context }) => system.get(budgetOf(context.space)),
-            ({ context }, params: { retryAfterMs: number }) => ({
-              type: 'budget.rate-limited' as const,
-              retryAfterMs: params.retryAfterMs,
-              channel: rateChannel(context.space, undefined, platforms),
-            }),
+            ({ context }, params: { retryAfterMs: number }) =>
+              budget.rateLimited({ space: context.space }, params.retryAfterMs),
           )
         : () => {},
       deadLetter: ({ context }, params) =>
@@ -83,7 +75,7 @@ export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImple
         ),
     },
     actors: {
-      writeStrays: fromPromise<StrayWriteOutput, StrayWriteInput>(async ({ input, signal, system }) => {
+      writeStrays: fromPromise<StrayWriteOutput, StrayWriteInput>(async ({ input, signal }) => {
         const surface = surfaceFor(input.space);
         const { space } = input;
         // Lines past the limit continue in new messages, silent where the platform allows.
@@ -93,17 +85,14 @@ export function createStrayLogImplementations(deps: StrayLogDeps): StrayLogImple
         for (const [i, chunk] of chunks.entries()) {
           const frame = frameOf(chunk);
           if (i === 0 && messageId !== null) {
-            const id = messageId;
-            await paceFor(surface, 'edit', { space, messageId: id }, system._clock, signal);
-            await surface.edit({ space, messageId: id, frame }, { signal });
+            await calls.edit({ space, messageId, frame }, signal);
             continue;
           }
-          await paceFor(surface, 'post', { space }, system._clock, signal);
           const silent = messageId !== null && surface.capabilities.silentPosts;
           // Each post its own client id: run again (a retry, a restart), it finds the message it made.
           const clientId = posted === 0 ? input.clientId : `${input.clientId}.${posted}`;
           const request = { space, frame, clientId, ...(silent ? { silent: true } : {}) };
-          messageId = (await postOnce(surface, deps.store, request, signal)).messageId;
+          messageId = (await calls.post(request, signal)).messageId;
           posted += 1;
         }
         const last = chunks.at(-1)?.length ?? 0;

@@ -4,27 +4,20 @@
  * Handed to `turnMachine.provide()`.
  */
 import { assign, fromPromise, raise, sendTo } from 'xstate';
-import { budgetSystemId } from '../../machines/budget.protocol.js';
 import {
   type EditInput,
   type Frame,
-  type PostedLog,
-  type PostInput,
   type TurnContext,
   type TurnLogItem,
-  type TurnOutcome,
-  type TypingInput,
   turnMachine,
 } from '../../machines/turn.machine.js';
 import { personName } from '../actions/clicks.js';
 import type { ActionUser } from '../actions/types.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { PlatformCapabilities } from '../registry/descriptor.js';
 import type { PlatformRegistry } from '../registry/registry.js';
 import type { TurnlogStore } from '../store/store.js';
-import type { FrameAction, FrameHeadline, FrameState, SurfaceFrame } from '../surfaces/frame.js';
-import type { ChatSurface, EditRequest, PostedMessage, PostRequest } from '../surfaces/surface.js';
-import { MIN_LOG_MESSAGE_CHARS } from '../turnlog/condense.js';
-import { PENDING_MARK } from '../turnlog/format.js';
+import type { ChatSurface, PostedMessage } from '../surfaces/surface.js';
 import {
   appendEntry,
   createTurnLog,
@@ -35,15 +28,21 @@ import {
   type TurnLogState,
 } from '../turnlog/log.js';
 import type { CondenseOpts, TurnLogEntry } from '../turnlog/types.js';
-import {
-  type PostRefs,
-  paceFor,
-  postOnce,
-  rateChannel,
-  type SurfacesByPlatform,
-  surfaceResolver,
-} from './posting.js';
-import { createStatusBooking, type StatusRequest, statusDue } from './status-booking.js';
+import { createBudgetClient } from './budget-client.js';
+import { provideFrameSender, setStatus } from './frame-sender.implementations.js';
+import { createWriteActors, type PostRefs, type SurfacesByPlatform, surfaceResolver } from './posting.js';
+import { condenseBudget, headlineAt, STOP_ACTION, statusOf } from './turn-headline.js';
+
+export {
+  condenseBudget,
+  endedState,
+  HEADLINE_TITLE_CHARS,
+  HEADLINE_TOOL_CHARS,
+  headlineAt,
+  headlineReserve,
+  STOP_ACTION,
+  statusOf,
+} from './turn-headline.js';
 
 export interface TurnImplementationDeps {
   /** One surface, or one per platform (the space's prefix picks it). */
@@ -57,8 +56,10 @@ export interface TurnImplementationDeps {
    * message; and a log posted with Stop in the card registry, so a click on it is understood.
    */
   store?: PostRefs & Partial<Pick<TurnlogStore, 'registerCard'>>;
-  /** The clock of the headline (elapsed time, `running Bash (12s)`). Default `Date.now`. */
+  /** The clock of the headline (elapsed time, `running Bash (12s)`). Default: `clock`'s. */
   now?: () => number;
+  /** The runtime's clock, which pacing and a status clear wait on. Default: the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -68,147 +69,21 @@ export interface TurnImplementationDeps {
  */
 export const TYPING_INTERVAL_MS = 8_000;
 
-/** A headline's title is cut to this many characters. */
-export const HEADLINE_TITLE_CHARS = 80;
-/** A tool name in the headline's `now` is cut to this many characters. */
-export const HEADLINE_TOOL_CHARS = 40;
-/** The longest `now`: `running <tool cut to 40> (99999s)`, `thinking (99999s since last tool)`. */
-const HEADLINE_NOW_CHARS = 'running  (99999s)'.length + HEADLINE_TOOL_CHARS;
-/** The name in `stopping… (asked by <name>)` is cut to this many characters (within the `now` reserve). */
-const HEADLINE_STOPPER_CHARS = HEADLINE_NOW_CHARS - 'stopping… (asked by )'.length;
-/** The Stop button of a live log (`visibility.stopButton`). */
-export const STOP_ACTION: FrameAction = { id: 'stop', label: 'Stop', style: 'danger' };
-/** The longest clock (`99h 59m`). */
-const HEADLINE_CLOCK_CHARS = 8;
-
-/**
- * Characters kept free for the headline line of a turn titled `title`: the
- * icon, the (cut) title, the clock and the longest `now`, joined by ` · `,
- * and its newline. Fixed for the turn, so the condenser's budget is too.
- */
-export function headlineReserve(title: string): number {
-  const titleChars = Math.min(title.length, HEADLINE_TITLE_CHARS);
-  return 2 + titleChars + 3 + HEADLINE_CLOCK_CHARS + 3 + HEADLINE_NOW_CHARS + 1;
-}
-
-/**
- * The condenser's budget for a turn's log lines: the configured `maxChars`
- * or the platform's limit, whichever is smaller, less the headline's room, so
- * a whole log message stays within both (never under the condenser's minimum).
- */
-export function condenseBudget(settingsMaxChars: number, platformMaxChars: number, title: string): number {
-  return Math.max(
-    MIN_LOG_MESSAGE_CHARS,
-    Math.min(settingsMaxChars, platformMaxChars) - headlineReserve(title),
-  );
-}
-
-const cut = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
-
-const HEADLINE_STATE: Record<TurnOutcome, FrameState> = { ok: 'done', error: 'failed', stopped: 'stopped' };
-
-/**
- * The state an ended turn shows: ⛔ `blocked` when it failed or stopped
- * after its last policy request was rejected (the agent was not let through),
- * ⚠️ `degraded` when it ended well but its log lost its thread on the way (a
- * turn that never had one — threads off, a DM without — is not degraded),
- * else from its outcome (✅ ❌ ⏹).
- */
-export function endedState(
-  context: Pick<TurnContext, 'outcome' | 'lostThread' | 'lastDecision'>,
-): FrameState {
-  const outcome = context.outcome ?? 'ok';
-  if (outcome !== 'ok' && context.lastDecision === 'rejected') return 'blocked';
-  if (outcome === 'ok' && context.lostThread === true) return 'degraded';
-  return HEADLINE_STATE[outcome];
-}
-
-/**
- * The headline at `now`: the state (from the outcome once the end came), the
- * elapsed clock, and what is happening — the tool in flight, else how long
- * the model has been thinking since the last tool (absent once ended, and on
- * a message finalized by a rollover).
- */
-export function headlineAt(context: TurnContext, now: number, live: boolean): FrameHeadline {
-  const startedAt = context.startedAt ?? now;
-  const headline: FrameHeadline = {
-    state: context.outcome === null ? 'running' : endedState(context),
-    title: cut(context.title, HEADLINE_TITLE_CHARS),
-    elapsedMs: Math.max(0, now - startedAt),
-  };
-  if (!live || context.outcome !== null) return headline;
-  if (context.stopRequest) {
-    return {
-      ...headline,
-      now: `stopping… (asked by ${cut(context.stopRequest.by, HEADLINE_STOPPER_CHARS)})`,
-    };
-  }
-  const seconds = (since: number) => Math.max(0, Math.floor((now - since) / 1000));
-  const busy = context.toolInFlight;
-  if (busy)
-    return { ...headline, now: `running ${cut(busy.tool, HEADLINE_TOOL_CHARS)} (${seconds(busy.since)}s)` };
-  if (context.lastToolAt !== null)
-    return { ...headline, now: `thinking (${seconds(context.lastToolAt)}s since last tool)` };
-  return { ...headline, now: `thinking (${seconds(startedAt)}s)` };
-}
-
 export type TurnImplementations = Parameters<typeof turnMachine.provide>[0];
-
-/** The assistant status a log frame implies: the tool in flight while it runs, '' (cleared) otherwise. */
-/** What a pending call's line starts with before its target (the formatter's mark, or the older `tool: `). */
-const PENDING_PREFIX = new RegExp(`^(?:${PENDING_MARK}|tool: )`);
-
-export function statusOf(frame: SurfaceFrame): string | undefined {
-  if (frame.kind !== 'log') return undefined;
-  if (frame.headline !== undefined && frame.headline.state !== 'running') return '';
-  // The newest tool line is the activity: a call still waiting for its result, or a result (nothing in flight).
-  const newest = frame.lines.findLast((line) => line.kind === 'tool');
-  return newest?.status === 'pending' ? `running ${newest.text.replace(PENDING_PREFIX, '')}` : '';
-}
-
-/**
- * After a log frame landed: the status it implies, booked with the budget
- * first (`book`, write kind `status`; src/runtime/status-booking.ts) unless
- * the caller already holds a status token (the quiet refresh). Only a status
- * the surface would send is booked: the surface skips one it already shows
- * unless Slack's two-minute expiry is near (src/platforms/slack/assistant-status.ts).
- * The status is advisory: the frame has landed, so its failure or refusal does
- * not fail the frame (a workspace without it is remembered by the surface and
- * not asked again).
- */
-async function showStatus(
-  surface: ChatSurface,
-  space: string,
-  threadId: string,
-  frame: SurfaceFrame,
-  signal: AbortSignal,
-  book?: (req: StatusRequest, clear: boolean) => Promise<boolean>,
-): Promise<void> {
-  const status = statusOf(frame);
-  if (surface.setStatus === undefined || status === undefined) return;
-  const req = { space, threadId, status };
-  if (book !== undefined) {
-    if (!statusDue(surface, req)) return;
-    const finished =
-      frame.kind === 'log' && frame.headline !== undefined && frame.headline.state !== 'running';
-    if (!(await book(req, finished && status === ''))) return;
-  }
-  await surface.setStatus(req, { signal }).catch(() => undefined);
-}
 
 export function createTurnImplementations(deps: TurnImplementationDeps): TurnImplementations {
   const { store } = deps;
-  const platforms = deps.platforms;
-  const surfaceFor = surfaceResolver(deps.surfaces, platforms);
-  const budgetOf = ({ context }: { context: TurnContext }) =>
-    budgetSystemId(platforms.forSpace(context.space).id);
-  const channelOf = (context: TurnContext): string =>
-    rateChannel(context.space, context.current?.threadId ?? context.anchor?.threadId, platforms);
-  const useBudget = (deps.budget ?? 'system') === 'system';
-  const bookStatus = createStatusBooking({ platforms, useBudget });
+  const clock = deps.clock ?? systemClock;
+  const surfaceFor = surfaceResolver(deps.surfaces, deps.platforms);
+  const budget = createBudgetClient(deps);
+  /** The budget scope of the live log: its thread, or the space. */
+  const scopeOf = (context: TurnContext) => ({
+    space: context.space,
+    threadId: context.current?.threadId ?? context.anchor?.threadId,
+  });
   /** The frame the budget is asked for is a post while no log message is current, else an edit of it. */
   const writeOf = (context: TurnContext): 'post' | 'edit' => (context.current === null ? 'post' : 'edit');
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? (() => clock.now());
   const condenseOpts = (context: TurnContext): CondenseOpts => ({
     maxChars: condenseBudget(
       context.settings.maxChars,
@@ -282,6 +157,9 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       // The click on it is answered "unknown"; the log itself landed.
     }
   }
+
+  const writes = createWriteActors({ surfaceFor, refs: store, clock });
+  const frameSender = provideFrameSender({ surfaceFor, refs: store, clock, budget, now, registerLog });
 
   return {
     actions: {
@@ -374,48 +252,44 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         deadLetters: [...context.deadLetters, { reason: params.reason, entries: unshownEntries(context) }],
         shown: context.appended,
       })),
-      requestProgressToken: useBudget
+      requestProgressToken: budget.enabled
         ? sendTo(
-            ({ system, context }) => system.get(budgetOf({ context })),
-            ({ context, self }, params?: { write: 'status' }) => ({
-              type: 'budget.progress.request' as const,
-              cardId: context.turnId,
-              channel: channelOf(context),
+            ({ system, context }) => system.get(budget.systemIdOf(context.space)),
+            ({ context, self }, params?: { write: 'status' }) =>
               // What the platform counts: a post opens a message, an edit changes the current one.
-              write: params?.write ?? writeOf(context),
-              replyTo: self,
-            }),
+              budget.progress(
+                { ...scopeOf(context), cardId: context.turnId, write: params?.write ?? writeOf(context) },
+                self,
+              ),
           )
         : raise({ type: 'budget.granted' as const }),
-      bookTerminalSlot: useBudget
+      bookTerminalSlot: budget.enabled
         ? sendTo(
-            ({ system, context }) => system.get(budgetOf({ context })),
-            ({ context, self }) => ({
-              type: 'budget.terminal.book' as const,
-              cardId: context.turnId,
-              channel: channelOf(context),
-              write: writeOf(context),
-              replyTo: self,
-            }),
+            ({ system, context }) => system.get(budget.systemIdOf(context.space)),
+            ({ context, self }) =>
+              budget.terminal({ ...scopeOf(context), cardId: context.turnId, write: writeOf(context) }, self),
           )
         : raise({ type: 'budget.funded' as const }),
-      reportRateLimited: useBudget
+      reportRateLimited: budget.enabled
         ? sendTo(
-            ({ system, context }) => system.get(budgetOf({ context })),
-            ({ context }, params: { retryAfterMs: number }) => ({
-              type: 'budget.rate-limited' as const,
-              retryAfterMs: params.retryAfterMs,
-              channel: channelOf(context),
-            }),
+            ({ system, context }) => system.get(budget.systemIdOf(context.space)),
+            ({ context }, params: { retryAfterMs: number }) =>
+              budget.rateLimited(scopeOf(context), params.retryAfterMs),
           )
         : () => {},
+      // The frame sender in flight, if any (other children ignore the event).
+      recoverFrameSender: ({ self }) => {
+        for (const child of Object.values(self.getSnapshot().children)) {
+          child?.send({ type: 'frame.recover' });
+        }
+      },
       recordStopRequest: assign((_, params: { user: ActionUser }) => ({
         stopRequest: { by: personName(params.user) },
       })),
-      releaseCard: useBudget
+      releaseCard: budget.enabled
         ? sendTo(
-            ({ system, context }) => system.get(budgetOf({ context })),
-            ({ context }) => ({ type: 'budget.card.closed' as const, cardId: context.turnId }),
+            ({ system, context }) => system.get(budget.systemIdOf(context.space)),
+            ({ context }) => budget.cardClosed(context.turnId),
           )
         : () => {},
     },
@@ -425,10 +299,10 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       editWindowClosing: ({ context }) => editWindowClosing(context, now()),
       // Only a surface that keeps a status (Slack), for a threaded log with a tool in flight, spends a token on it.
       showsLiveStatus: ({ context }) => {
-        const surface = surfaceFor(context.space);
+        const status = surfaceIfAny(context.space)?.assistantStatus;
         return (
-          surface.setStatus !== undefined &&
-          (surface as { statusUnsupported?: string }).statusUnsupported === undefined &&
+          status !== undefined &&
+          status.unsupported === undefined &&
           context.current?.threadId !== undefined &&
           context.toolInFlight !== null
         );
@@ -443,54 +317,16 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       },
     },
     actors: {
-      postMessage: fromPromise<PostedLog, PostInput>(async ({ input: withStop, signal, system }) => {
-        const { stopFor, turnId, ...input } = withStop;
-        const book = (req: StatusRequest, clear: boolean) => bookStatus(turnId, req, clear, system, signal);
-        const surface = surfaceFor(input.space);
-        const threadId = input.thread?.threadId;
-        await paceFor(
-          surface,
-          'post',
-          { space: input.space, ...(threadId ? { threadId } : {}) },
-          system._clock,
-          signal,
-        );
-        // Before the create is sent: the platform's clock starts the edit window no earlier.
-        const postedAt = now();
-        const posted = await postOnce(surface, store, input, signal);
-        if (stopFor !== undefined) await registerLog(input.space, posted, stopFor);
-        if (input.thread !== undefined && posted.threadId !== undefined)
-          await showStatus(surface, input.space, posted.threadId, input.frame, signal, book);
-        return { ...posted, postedAt };
-      }),
-      editMessage: fromPromise<void, EditInput>(async ({ input: withTurn, signal, system }) => {
-        const { turnId, ...input } = withTurn;
-        const book = (req: StatusRequest, clear: boolean) => bookStatus(turnId, req, clear, system, signal);
-        const surface = surfaceFor(input.space);
-        const { space, threadId, messageId } = input;
-        await paceFor(
-          surface,
-          'edit',
-          { space, messageId, ...(threadId ? { threadId } : {}) },
-          system._clock,
-          signal,
-        );
-        await surface.edit(input, { signal });
-        if (input.threadId !== undefined)
-          await showStatus(surface, input.space, input.threadId, input.frame, signal, book);
-      }),
-      // https://discord.com/developers/docs/resources/channel#trigger-typing-indicator (through ChatSurface.typing)
-      showTyping: fromPromise<void, TypingInput>(async ({ input, signal, system }) => {
-        const surface = surfaceFor(input.space);
-        if (surface.typing === undefined) return;
-        await paceFor(surface, 'typing', input, system._clock, signal);
-        await surface.typing(input, { signal });
-      }),
+      postMessage: frameSender,
+      editMessage: frameSender,
+      showTyping: writes.showTyping,
       // Its status token is booked by the machine (refreshingStatus); the surface re-sends a status only once
       // its refresh is due (src/platforms/slack/assistant-status.ts).
-      refreshStatus: fromPromise<void, EditRequest>(async ({ input, signal }) => {
-        if (input.threadId === undefined) return;
-        await showStatus(surfaceFor(input.space), input.space, input.threadId, input.frame, signal);
+      refreshStatus: fromPromise<void, EditInput>(async ({ input, signal }) => {
+        const status = statusOf(input.frame);
+        if (input.threadId === undefined || status === undefined) return;
+        const target = { space: input.space, threadId: input.threadId, status, clear: false };
+        await setStatus(surfaceIfAny(input.space), target, signal);
       }),
     },
   };

@@ -97,9 +97,45 @@ export interface ChatSurface {
     opts?: CallOpts,
   ): Promise<void>;
   /** Shows "typing…" in the space (or thread) for a few seconds, where the platform has it (Discord). */
-  typing?(req: { space: string; threadId?: string }, opts?: CallOpts): Promise<void>;
+  typing?(req: TypingRequest, opts?: CallOpts): Promise<void>;
   /** Is the surface configured and reachable (for `/healthz`)? */
   ready?(): Promise<boolean>;
-  /** The platform's own "working on it" indicator for a thread (Slack assistant status); `status: ''` clears it. */
-  setStatus?(req: { space: string; threadId: string; status: string }, opts?: CallOpts): Promise<void>;
+  /** The platform tells, from its own rate-limit answers, how long a call should wait (Discord's headers). */
+  readonly pacing?: SurfacePacing;
+  /** The platform's own "working on it" line under a thread (Slack's assistant status). */
+  readonly assistantStatus?: AssistantStatus;
+}
+
+/** Where a typing indicator shows: a thread, or the space. */
+export interface TypingRequest {
+  space: string;
+  threadId?: string;
+}
+
+/** The calls a surface paces itself. */
+export type PacedCall = 'post' | 'edit' | 'typing';
+
+/**
+ * A surface that knows, from its platform's own rate-limit answers (Discord's
+ * `X-RateLimit-*` headers), how long before a call would be admitted.
+ */
+export interface SurfacePacing {
+  /** Ms before `call` would be admitted; 0 (or less) to go now. */
+  waitMsFor(call: PacedCall, req: { space: string; threadId?: string; messageId?: string }): number;
+}
+
+/** One thread's status line; `status: ''` clears it. */
+export interface StatusRequest {
+  space: string;
+  threadId: string;
+  status: string;
+}
+
+/** A thread status the platform keeps apart from the messages (Slack's `assistant.threads.setStatus`). */
+export interface AssistantStatus {
+  set(req: StatusRequest, opts?: CallOpts): Promise<void>;
+  /** Whether `set(req)` would call the platform now (a new status, or a refresh due): only those are booked. */
+  due(req: StatusRequest): boolean;
+  /** Why this workspace shows no status, once it said so (then nothing is booked for it). */
+  readonly unsupported: string | undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * A space supervisor on the memory surface whose turn `crashingTurn` throws
- * in `nextOrdinal` (an entry action run whenever it opens a log message), as
+ * in `requestProgressToken` (the entry action of every write it asks the budget for), as
  * a bug in an action would: for the supervision tests. Persisted snapshots of
  * active turns are kept the way the runtime keeps them, for restarts.
  */
@@ -41,9 +41,10 @@ export function startCrashingSpace(crashingTurn: string, error: string) {
   const implementations = createSpaceImplementations(deps);
   const turnLogic = provideTurnMachine(deps).provide({
     actions: {
-      nextOrdinal: enqueueActions(({ context, enqueue }) => {
+      // The crashing turn throws as it asks for a token (the first action of any write it makes).
+      requestProgressToken: enqueueActions(({ context, enqueue }) => {
         if (context.turnId === crashingTurn) throw new Error(error);
-        enqueue.assign({ ordinal: context.ordinal + 1 });
+        enqueue.raise({ type: 'budget.granted' });
       }),
     },
   });

@@ -103,6 +103,30 @@ describe('turn machine: errors as transitions', () => {
     expect(updates.at(-1)?.text).toMatch(/tool: one[\s\S]*tool: two/);
   });
 
+  // Issue 22.6: a retried create reuses its client id (Google Chat's requestId), so a create that landed
+  // but whose answer was lost is returned, not made twice; the next message takes the next id.
+  it('issue 22.6: a first thread post retried after a 503 keeps its clientId (T1:1 twice, not T1:1 then T1:2)', async () => {
+    const t = startTurn();
+    t.surface.fail({ op: 'create', status: 503, times: 1 });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    await t.advance(500); // firstPostRetry
+    const creates = t.surface.calls.filter((c) => c.op === 'create');
+    expect(creates.map((c) => c.status)).toEqual([503, 200]);
+    expect(creates.map((c) => (c.details as { clientId?: string }).clientId)).toEqual(['T1:1', 'T1:1']);
+  });
+
+  it('issue 22.6: a rate-limited create is sent again under the same clientId', async () => {
+    const t = startTurn();
+    t.surface.fail({ op: 'create', status: 429, times: 1, retryAfterS: 2 });
+    t.actor.send({ type: 'turn.log', entry: entry('tool: one') });
+    await settle();
+    await t.advance(2000);
+    const creates = t.surface.calls.filter((c) => c.op === 'create');
+    expect(creates.map((c) => c.status)).toEqual([429, 200]);
+    expect(creates.map((c) => (c.details as { clientId?: string }).clientId)).toEqual(['T1:1', 'T1:1']);
+  });
+
   it('spec E2E 15: a first thread post failing on every attempt (3, backing off) degrades the turn to top-level', async () => {
     const t = startTurn();
     t.surface.fail({ op: 'create', status: 500, times: 3 });

@@ -1,4 +1,5 @@
-/** paceFor: a self-pacing surface's `waitMsFor` delays a write on the runtime's clock; others go at once. */
+// Issue 21.3: pacing is a declared ability of the port (`ChatSurface.pacing`), read as such, never duck-typed:
+// paceFor waits a self-pacing surface's `pacing.waitMsFor` on the runtime's clock; others go at once.
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { paceFor } from '../../src/runtime/posting.js';
@@ -11,9 +12,11 @@ function pacedSurface(clock: SimulatedClock, until: number) {
   const asked: string[] = [];
   const surface = {
     platform: 'discord',
-    waitMsFor: (call: string) => {
-      asked.push(call);
-      return Math.max(0, until - clock.now());
+    pacing: {
+      waitMsFor: (call: string) => {
+        asked.push(call);
+        return Math.max(0, until - clock.now());
+      },
     },
   } as unknown as ChatSurface;
   return { surface, asked };
@@ -24,7 +27,7 @@ const flush = async () => {
 };
 
 describe('paceFor', () => {
-  it('a surface without waitMsFor goes at once', async () => {
+  it('a surface without pacing goes at once', async () => {
     const clock = new SimulatedClock();
     await expect(
       paceFor(plain, 'post', { space: 'gchat:spaces/A' }, clock, new AbortController().signal),
@@ -62,5 +65,13 @@ describe('paceFor', () => {
     await flush();
     controller.abort(new DOMException('stopped', 'AbortError'));
     await expect(paced).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('a bare `waitMsFor` outside the declared ability is not read', async () => {
+    const clock = new SimulatedClock();
+    const undeclared = { platform: 'discord', waitMsFor: () => 10_000 } as unknown as ChatSurface;
+    await expect(
+      paceFor(undeclared, 'post', { space: 'discord:1' }, clock, new AbortController().signal),
+    ).resolves.toBeUndefined();
   });
 });

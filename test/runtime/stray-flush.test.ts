@@ -8,16 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createMemoryStore } from '../../src/store/memory.js';
-import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
-import {
-  count,
-  type Harness,
-  SPACE,
-  spaceText,
-  startRuntime,
-  stray,
-  topLevelCreates,
-} from './runtime.helpers.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
+import { count, type Harness, spaceText, startRuntime, stray, topLevelCreates } from './runtime.helpers.js';
 
 /** `stop({flush: true})` with the simulated clock kept moving (the budget spaces writes 1 s apart on it). */
 async function stopWithFlush(h: Harness, timeoutMs = 5000) {

@@ -13,16 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createMemoryStore } from '../../src/store/memory.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
-import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
-import {
-  count,
-  type Harness,
-  SPACE,
-  spaceText,
-  startRuntime,
-  stray,
-  topLevelCreates,
-} from './runtime.helpers.js';
+import { createMemorySurface } from '../../src/testing/memory-surface.js';
+import { count, SPACE, spaceText, startRuntime, stray, topLevelCreates } from './runtime.helpers.js';
 
 const dirs: string[] = [];
 const stores: SqliteStore[] = [];

@@ -25,7 +25,6 @@
  * everywhere) long before, saying why.
  */
 import {
-  type HeaderSource,
   headerOf as header,
   numberHeaderOf as numberHeader,
   type RateLimitedCall,

@@ -36,6 +36,7 @@ import {
   type PostedMessage,
   type PostRequest,
   SurfaceError,
+  type SurfacePacing,
   type ThreadAnchor,
 } from '../../surfaces/surface.js';
 import {
@@ -414,6 +415,11 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
 
     waitMsFor(kind, req) {
       return waitMsForCall(rateLimits, { write: kind, ...req });
+    },
+
+    // The port's declared ability: through this surface's own `waitMsFor`, so a wrapper of it sees every call.
+    get pacing() {
+      return { waitMsFor: (kind, req) => this.waitMsFor(kind, req) } satisfies SurfacePacing;
     },
 
     // https://discord.com/developers/docs/resources/user#get-current-user

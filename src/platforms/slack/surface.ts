@@ -36,6 +36,7 @@ import {
   isSurfaceError,
   type PostedMessage,
   type PostRequest,
+  type AssistantStatus as StatusAbility,
   type SurfaceCapabilities,
   SurfaceError,
 } from '../../surfaces/surface.js';
@@ -393,6 +394,18 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
 
     get statusUnsupported() {
       return status.unsupported;
+    },
+
+    // The port's declared ability: through this surface's own methods, so a wrapper of them (a call counter) sees every call.
+    get assistantStatus() {
+      const self = this;
+      return {
+        set: (req, opts) => self.setStatus(req, opts),
+        due: (req) => self.statusDue(req),
+        get unsupported() {
+          return self.statusUnsupported;
+        },
+      } satisfies StatusAbility;
     },
 
     async ready(): Promise<boolean> {

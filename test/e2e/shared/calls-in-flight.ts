@@ -21,6 +21,8 @@ export const createInFlight = (): InFlight => ({ count: 0, errors: [], calls: ne
 
 /** The surface methods that call the platform (those a surface has are counted). */
 const CALLS = ['post', 'edit', 'react', 'typing', 'setStatus'] as const;
+/** A surface with its own status method (Slack's, behind its declared `assistantStatus`). */
+type Counted = ChatSurface & { setStatus?: (...args: unknown[]) => Promise<unknown> };
 
 /** Lets resolved promises (surface calls, HTTP answers already read) run their continuations; no time passes. */
 export const settle = async (): Promise<void> => {
@@ -57,7 +59,7 @@ export function countCalls<S extends ChatSurface>(surface: S, inFlight: InFlight
   };
   const counted = Object.create(surface) as S;
   for (const name of CALLS) {
-    const method = surface[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    const method = (surface as Counted)[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
     if (typeof method !== 'function') continue;
     Object.defineProperty(counted, name, {
       value: (...args: unknown[]) => track(name, args, method.apply(surface, args)),
