@@ -1,6 +1,7 @@
 /** The config schema (docs/cli.md): defaults for `{}`, and errors that name the key and what was expected. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from '../src/config.js';
+import { builtinPlatforms } from '../src/platforms/all.js';
 import { spaceSettingsFor } from '../src/runtime.js';
 
 describe('resolveConfig', () => {
@@ -59,9 +60,10 @@ describe('resolveConfig', () => {
 
 // Issue 22.8: an unknown key at any level of the config file is refused, naming its path and the nearest known key.
 describe('unknown keys (issue 22.8)', () => {
+  // The platform sections and budgets are checked against the registry the runtime or serve is given.
   const refusal = (input: unknown): string => {
     try {
-      resolveConfig(input);
+      resolveConfig(input, builtinPlatforms);
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       return (error as Error).message;
@@ -122,13 +124,17 @@ describe('platforms.gchat.events.audience (issue 22.8)', () => {
   it('refuses a blank audience, naming the key', () => {
     for (const audience of [' ', '\t', '12 34']) {
       expect(() =>
-        resolveConfig({ platforms: { gchat: { apiUrl: 'http://127.0.0.1:9', events: { audience } } } }),
+        resolveConfig(
+          { platforms: { gchat: { apiUrl: 'http://127.0.0.1:9', events: { audience } } } },
+          builtinPlatforms,
+        ),
       ).toThrow(/platforms\.gchat\.events\.audience: /);
     }
     expect(() =>
-      resolveConfig({
-        platforms: { gchat: { apiUrl: 'http://127.0.0.1:9', events: { audience: '1234567890' } } },
-      }),
+      resolveConfig(
+        { platforms: { gchat: { apiUrl: 'http://127.0.0.1:9', events: { audience: '1234567890' } } } },
+        builtinPlatforms,
+      ),
     ).not.toThrow();
   });
 });

@@ -122,7 +122,9 @@ export function createClickResolver(deps: ClickResolverDeps): ClickResolver {
       };
     }
     // A card of an ended turn decides nothing, whoever presses and whatever was decided before.
-    if (!deps.isTurnLive(card.turnId) || deps.deciders?.hasEnded(card.turnId)) {
+    // A host's card outside any turn (the ChannelAdapter's ask_question without a turnId) has no turn to end.
+    const ofTurn = card.turnId !== '';
+    if (ofTurn && (!deps.isTurnLive(card.turnId) || deps.deciders?.hasEnded(card.turnId))) {
       return { status: 'refused', text: endedText(card.turnId) };
     }
     const verdict = await deps.deciders?.mayDecide(card.turnId, click.space, click.user);
