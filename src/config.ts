@@ -229,6 +229,21 @@ export const actionsSchema = z
   })
   .strict();
 
+/** `runs`: the run page (docs/http-api.md, "The run page"). */
+export const runsSchema = z
+  .object({
+    publicUrl: z
+      .url({ protocol: /^https?$/, error: 'an http(s) origin people reach `turnlog serve` at' })
+      .optional()
+      .describe('The origin people reach serve at; set, it turns on the run page and the "Full log" link.'),
+    retentionDays: z
+      .number()
+      .positive()
+      .default(7)
+      .describe("How long a finished turn's run record and its page link are kept, in days."),
+  })
+  .strict();
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const logSchema = z
@@ -266,6 +281,9 @@ export const turnlogConfigSchema = z
     actions: actionsSchema
       .default(actionsSchema.parse({}))
       .describe('What people do in the chat, delivered to the agent host.'),
+    runs: runsSchema
+      .default(runsSchema.parse({}))
+      .describe('The run page: each turn’s full record, live, behind a capability link.'),
   })
   // Strict at every level: a misspelt section would otherwise start serve without it (issue 22.8).
   .strict();

@@ -33,6 +33,7 @@ import { checkSurfaces } from './health.js';
 import { createHostCheck } from './host-check.js';
 import { bodyFormatOf, ingestBody, JSON_TYPE, NDJSON_TYPES } from './ingest-body.js';
 import { loggableError } from './logger.js';
+import { handleRunPage, type RunPageDeps } from './run-page/route.js';
 
 export interface IngestServerOptions {
   /** The platforms served: a space of another platform, or not in its platform's form, is a 400. */
@@ -77,6 +78,8 @@ export interface IngestServerOptions {
   headersTimeoutMs?: number;
   /** A client whose whole request has not arrived by then is cut (408, closed). Default 30 s. */
   bodyTimeoutMs?: number;
+  /** The run page (`runs.publicUrl` set): its routes under /runs/, and `runUrl` on GET /v1/turns/:id. */
+  runPage?: Omit<RunPageDeps, 'closing'>;
 }
 
 export interface IngestServer {
@@ -275,7 +278,11 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     }
     const view = runtime.turn(turnId) ?? (await runtime.finishedTurn(turnId));
     if (view === undefined) throw new HttpProblem(404, `no turn "${turnId}"`);
-    sendJson(response, 200, view);
+    sendJson(
+      response,
+      200,
+      options.runPage ? { ...view, runUrl: options.runPage.links.urlFor(turnId) } : view,
+    );
   }
 
   /** `GET|PUT|DELETE /v1/spaces/:space`: a space's own settings, changed at run time (threads off/on, DM) or cleared. */
@@ -334,11 +341,18 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
   }
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = new URL(request.url ?? '/', 'http://ingest').pathname;
+    const url = new URL(request.url ?? '/', 'http://ingest');
+    const path = url.pathname;
     const method = request.method ?? 'GET';
     // Before any route, intakes and /healthz included: a rebound name reaches nothing (CONTRACTS §2).
     const wrongHost = hostProblem(request.headers.host, boundPort);
     if (wrongHost !== undefined) throw new HttpProblem(421, wrongHost);
+    // The run page answers with its capability token, not the bearer token (run-page/route.ts).
+    if (
+      options.runPage &&
+      (await handleRunPage(request, response, url, { ...options.runPage, closing: closing.signal }))
+    )
+      return;
     if (path === '/healthz') {
       allow(method, ['GET']);
       return getHealth(response);

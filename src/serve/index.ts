@@ -14,6 +14,7 @@ import type { ChatSurface } from '../surfaces/surface.js';
 import { startIngestServer } from './http.js';
 import { createServeLogger, runtimeLoggerOf } from './logger.js';
 import { checkPlatformsAtStartup, servedPlatforms } from './platforms.js';
+import { createRunPage, type RunPage } from './run-page/index.js';
 import type { ServeShutdown } from './signals.js';
 import { openServeStore } from './store.js';
 import { createIntakes, createSurfaces } from './surfaces.js';
@@ -91,6 +92,17 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
   }
 
   let server: Awaited<ReturnType<typeof startIngestServer>>;
+  const runPage: RunPage | undefined =
+    config.runs.publicUrl === undefined
+      ? undefined
+      : createRunPage({
+          publicUrl: config.runs.publicUrl,
+          retentionDays: config.runs.retentionDays,
+          store,
+          runtime,
+          clock,
+          logger,
+        });
   const intakes = createIntakes(
     config.platforms,
     registry,
@@ -117,7 +129,11 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       surfaces,
       host: config.ingest.host,
       port: config.ingest.port,
-      allowedHosts: config.ingest.allowedHosts,
+      // The run page is reached at runs.publicUrl: its name is one this serve answers to.
+      allowedHosts: [
+        ...config.ingest.allowedHosts,
+        ...(config.runs.publicUrl ? [new URL(config.runs.publicUrl).host] : []),
+      ],
       ...(config.ingest.token === undefined ? {} : { token: config.ingest.token }),
       bodyLimitBytes: config.ingest.bodyLimitBytes,
       maxPendingBytes: config.ingest.maxPendingBytes,
@@ -126,8 +142,10 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       deadLetter: (record) => store.deadLetter(record),
       logger,
       now: () => clock.now(),
+      ...(runPage ? { runPage: runPage.deps } : {}),
     });
   } catch (error) {
+    runPage?.stop();
     await stopIntakes();
     await runtime.stop();
     await ownStore?.close();
@@ -150,6 +168,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
     const timeoutMs = config.ingest.shutdownTimeoutMs;
     const started = clock.now();
     logger.info({ timeoutMs }, 'stopping: no new connections');
+    runPage?.stop();
     // Requests in flight get half the time: flushing the live turns matters more than a slow client.
     const drained = await settlesWithin(
       server.close().then(() => true),

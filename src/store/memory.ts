@@ -7,6 +7,7 @@
 import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
 import { createMemoryOutbox } from './outbox-memory.js';
+import { createMemoryRunTokens } from './run-tokens-memory.js';
 import type {
   CardRecord,
   DeadLetterRecord,
@@ -125,6 +126,7 @@ export function createMemoryStore(limits: Partial<MemoryStoreLimits> = {}): Turn
     },
     spaceSettings: () => Object.fromEntries([...settings].map(([space, saved]) => [space, { ...saved }])),
     ...createMemoryOutbox(),
+    ...createMemoryRunTokens({ summaries, events }),
     registerCard: (record: CardRecord) => {
       const key = cardKey(record.space, record.messageId);
       const claim = cards.get(key)?.claim;

@@ -172,6 +172,20 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX cards_by_turn ON cards (json_extract(record, '$.turnId'));
     `,
   },
+  {
+    version: 8,
+    description: 'run page tokens (their sha256 only)',
+    sql: `
+      -- The capability tokens of the run page: only their sha256 (hex) is kept, never the token.
+      -- A turn may hold several (each process that links it issues one); any opens its page.
+      CREATE TABLE run_tokens (
+        turn_id    TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (turn_id, token_hash)
+      );
+    `,
+  },
 ];
 
 /** How errors name the database, e.g. `sqlite store "/var/lib/turnlog.db"`. */

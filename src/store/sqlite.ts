@@ -23,6 +23,7 @@ import { createSqliteOpenCards } from './cards-sqlite.js';
 import { MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory.js';
 import { storeLabel } from './migrations.js';
 import { createSqliteOutbox } from './outbox-sqlite.js';
+import { createSqliteRunTokens } from './run-tokens-sqlite.js';
 import {
   type AnswerPartRow,
   type CardRow,
@@ -141,6 +142,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const s = prepareStatements(db);
   const outbox = createSqliteOutbox(db);
   const openCards = createSqliteOpenCards(db);
+  const runTokens = createSqliteRunTokens(db);
   let closed = false;
 
   /** Deletes the oldest rows of a table past `limit` (rowid order is insertion order). */
@@ -442,6 +444,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     actionsStoreId: guarded('actionsStoreId', outbox.actionsStoreId),
     lastActionSeq: guarded('lastActionSeq', outbox.lastActionSeq),
     openCards: guarded('openCards', openCards),
+    saveRunToken: guarded('saveRunToken', runTokens.saveRunToken),
+    runTokenHashes: guarded('runTokenHashes', runTokens.runTokenHashes),
+    forgetRunsEndedBefore: guarded('forgetRunsEndedBefore', runTokens.forgetRunsEndedBefore),
     registerCard: guarded('registerCard', (record: CardRecord) => registerCard(record)),
     card: guarded('card', (space: string, messageId: string) => {
       const row = s.selectCard.get(space, messageId) as CardRow | undefined;

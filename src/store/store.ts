@@ -214,6 +214,20 @@ export interface TurnlogStore {
   saveActionCursor(consumer: string, cursor: string): MaybePromise<void>;
 
   /**
+   * The run page's capability tokens (docs/http-api.md, "The run page"): only
+   * a sha256 of each is kept. A turn may have several (one per process that
+   * linked it); any of them opens the turn's page.
+   */
+  saveRunToken?(turnId: string, tokenHash: string, createdAt: number): MaybePromise<void>;
+  /** The hashes of the turn's run page tokens (none: no page). */
+  runTokenHashes?(turnId: string): MaybePromise<string[]>;
+  /**
+   * Deletes at most `max` finished runs whose turn ended before `endedBefore`:
+   * their run record, summary and tokens (`runs.retentionDays`). Answers how many went.
+   */
+  forgetRunsEndedBefore?(endedBefore: number, max: number): MaybePromise<number>;
+
+  /**
    * Makes everything written so far durable (a store that batches writes
    * commits them now). The ingest API awaits it before acknowledging events.
    */

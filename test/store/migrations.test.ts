@@ -117,6 +117,28 @@ describe('schema migrations', () => {
     expect(schemaVersion(connect(path))).toBe(LATEST);
   });
 
+  it('a version 7 database gets migration 8 (issue 25 · run page tokens, their sha256 only) and keeps its record', () => {
+    const path = nextFile();
+    const db = connect(path);
+    expect(migrate(db, path, SQLITE_MIGRATIONS.slice(0, 7))).toEqual({ from: 0, to: 7 });
+    db.prepare('INSERT INTO events (turn_id, seq, type, space, at, event) VALUES (?, ?, ?, ?, ?, ?)').run(
+      'T1',
+      1,
+      'note',
+      'gchat:spaces/A',
+      1,
+      JSON.stringify({ type: 'note', space: 'gchat:spaces/A', turnId: 'T1', seq: 1, text: 'kept' }),
+    );
+    db.close();
+    const store = createSqliteStore({ path });
+    handles.push(store);
+    expect(store.runTokenHashes?.('T1')).toEqual([]);
+    store.saveRunToken?.('T1', 'ab'.repeat(32), 5);
+    expect(store.runTokenHashes?.('T1')).toEqual(['ab'.repeat(32)]);
+    expect(store.events('T1')).toHaveLength(1);
+    expect(schemaVersion(connect(path))).toBe(8);
+  });
+
   it('refuses a migration list that is not numbered 1, 2, 3…', () => {
     const path = nextFile();
     const db = connect(path);
