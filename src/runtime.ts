@@ -174,6 +174,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       onHostWrite: (ticket, output) => channel.settle(ticket, output),
       onAnswerFailed: (turnId, reason) => views.answerFailed(turnId, reason),
       pendingAnswers,
+      ...(options.runLink ? { runLink: options.runLink } : {}), // issue 25: run page link
     }),
   );
 

@@ -58,8 +58,11 @@ export interface LimitRule {
 
 /** A button a person can press: `action` is what a click sends back to the app, `label` what it shows. */
 export interface EmulatedButton {
+  /** What a press sends; `''` for a link button, which opens `url` instead. */
   action: string;
   label: string;
+  /** A link button's target (Discord's style Link): it opens a page and sends no action. */
+  url?: string;
 }
 
 export interface EmulatedMessage {

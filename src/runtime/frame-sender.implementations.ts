@@ -19,6 +19,7 @@ import {
 import type { ChatSurface, PostedMessage, PostRequest, StatusRequest } from '../surfaces/surface.js';
 import type { BudgetClient } from './budget-client.js';
 import { createWriteActors, type SurfaceFor, type WriteDeps } from './posting.js';
+import { type RunLinkDeps, withRunLink } from './run-link.js';
 import { statusOf } from './turn-headline.js';
 
 export interface FrameSenderDeps extends WriteDeps {
@@ -28,6 +29,8 @@ export interface FrameSenderDeps extends WriteDeps {
   now: () => number;
   /** A post whose log shows Stop goes in the card registry (a failure there leaves the post landed). */
   registerLog?: (space: string, posted: PostedMessage, turnId: string) => Promise<void>;
+  /** Issue 25: the turn's run page URL, on every frame of its log as "Full log". */
+  runLink?: RunLinkDeps['runLink'];
 }
 
 /** The status the surface would send for a landed frame in `threadId`, or null (none, unchanged, no status here). */
@@ -62,6 +65,7 @@ export function provideFrameSender(deps: FrameSenderDeps) {
   const { budget } = deps;
   const writes = createWriteActors<FrameRequest & PostRequest>(deps, {
     stamp: deps.now,
+    prepare: (input) => withRunLink(input, input.turnId, deps.runLink),
     async afterPost(input, posted) {
       if (input.stopFor !== undefined) await deps.registerLog?.(input.space, posted, input.stopFor);
     },

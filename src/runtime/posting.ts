@@ -175,6 +175,8 @@ export interface WriteHooks<P extends PostRequest, E extends EditRequest> {
   stamp?: () => number;
   afterPost?(input: P, posted: PostedMessage, scope: WriteScope): Promise<void>;
   afterEdit?(input: E, scope: WriteScope): Promise<void>;
+  /** The frame as written (issue 25: a turn's log gets its run page link). */
+  prepare?<R extends { frame: PostRequest['frame']; turnId?: string }>(input: R): R;
 }
 
 /** A post's output: the message, and when it was sent when the machine asked (`stamp`). */
@@ -212,7 +214,8 @@ export function createWriteActors<P extends PostRequest = PostRequest, E extends
     postMessage: fromPromise<PostOutput, P>(({ input, signal, system }) => post(input, { signal, system })),
     editMessage: fromPromise<void, E>(({ input, signal, system }) => edit(input, { signal, system })),
     /** A post, or an edit of `messageId`; either way the message that landed is the output. */
-    writeFrame: fromPromise<PostOutput, P & WriteRequest>(async ({ input, signal, system }) => {
+    writeFrame: fromPromise<PostOutput, P & WriteRequest>(async ({ input: bare, signal, system }) => {
+      const input = hooks.prepare ? hooks.prepare(bare) : bare;
       const { messageId } = input;
       if (messageId === undefined) return post(input, { signal, system });
       const { space, frame, threadId } = input;

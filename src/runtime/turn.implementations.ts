@@ -31,6 +31,7 @@ import type { CondenseOpts, TurnLogEntry } from '../turnlog/types.js';
 import { createBudgetClient } from './budget-client.js';
 import { provideFrameSender, setStatus } from './frame-sender.implementations.js';
 import { createWriteActors, type PostRefs, type SurfacesByPlatform, surfaceResolver } from './posting.js';
+import type { RunLinkDeps } from './run-link.js';
 import { condenseBudget, headlineAt, STOP_ACTION, statusOf } from './turn-headline.js';
 
 export {
@@ -44,7 +45,7 @@ export {
   statusOf,
 } from './turn-headline.js';
 
-export interface TurnImplementationDeps {
+export interface TurnImplementationDeps extends RunLinkDeps {
   /** One surface, or one per platform (the space's prefix picks it). */
   surfaces: ChatSurface | SurfacesByPlatform;
   /** The platforms spaces may belong to (rate channels, budgets): the registry the runtime was given. */
@@ -159,7 +160,16 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
   }
 
   const writes = createWriteActors({ surfaceFor, refs: store, clock });
-  const frameSender = provideFrameSender({ surfaceFor, refs: store, clock, budget, now, registerLog });
+  const runLink = deps.runLink; // issue 25: the run page link on the log's frames
+  const frameSender = provideFrameSender({
+    surfaceFor,
+    refs: store,
+    clock,
+    budget,
+    now,
+    registerLog,
+    runLink,
+  });
 
   return {
     actions: {

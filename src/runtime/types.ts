@@ -46,6 +46,8 @@ export interface RuntimeOptions {
    * test may give its own.
    */
   resolveClick?: ClickResolver;
+  /** Issue 25 (run page): the turn's run page URL, carried as "Full log" on every frame of its log. */
+  runLink?: (turnId: string) => string | undefined;
 }
 
 export interface SpaceOverrides {

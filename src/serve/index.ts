@@ -14,7 +14,7 @@ import type { ChatSurface } from '../surfaces/surface.js';
 import { startIngestServer } from './http.js';
 import { createServeLogger, runtimeLoggerOf } from './logger.js';
 import { checkPlatformsAtStartup, servedPlatforms } from './platforms.js';
-import { createRunPage, type RunPage } from './run-page/index.js';
+import { createRunLinks, createRunPage, type RunPage } from './run-page/index.js';
 import type { ServeShutdown } from './signals.js';
 import { openServeStore } from './store.js';
 import { createIntakes, createSurfaces } from './surfaces.js';
@@ -76,6 +76,18 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
   const store = options.store ?? (ownStore as TurnlogStore);
   const clock = options.clock ?? systemClock;
 
+  const { publicUrl, retentionDays } = config.runs;
+  const runLinks =
+    publicUrl === undefined
+      ? undefined
+      : createRunLinks({
+          publicUrl,
+          retentionDays,
+          store,
+          now: () => clock.now(),
+          // The error only: the token never reaches a log.
+          onError: (error) => logger.error({ error: String(error) }, 'run page: saving a token failed'),
+        });
   let runtime: Runtime;
   try {
     runtime = createRuntime({
@@ -83,6 +95,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       surfaces,
       store,
       clock,
+      ...(runLinks ? { runLink: (turnId: string) => runLinks.urlFor(turnId) } : {}),
       logger: runtimeLoggerOf(logger),
       platforms: registry,
     });
@@ -93,11 +106,11 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
 
   let server: Awaited<ReturnType<typeof startIngestServer>>;
   const runPage: RunPage | undefined =
-    config.runs.publicUrl === undefined
+    runLinks === undefined
       ? undefined
       : createRunPage({
-          publicUrl: config.runs.publicUrl,
-          retentionDays: config.runs.retentionDays,
+          links: runLinks,
+          retentionDays,
           store,
           runtime,
           clock,

@@ -66,12 +66,25 @@ export interface FrameCard {
   outcome?: string;
 }
 
+/** A link a log carries: a fixed label (never a URL, so it cannot pass for another target) and its URL. */
+export interface FrameLink {
+  label: string;
+  url: string;
+}
+
 export type SurfaceFrame =
   /**
    * A turn's activity log message. `actions`: buttons under it (Stop while it
    * runs); an empty list removes buttons an earlier frame showed.
    */
-  | { kind: 'log'; headline?: FrameHeadline; lines: FrameLine[]; actions?: FrameAction[] }
+  | {
+      kind: 'log';
+      headline?: FrameHeadline;
+      lines: FrameLine[];
+      actions?: FrameAction[];
+      /** The turn's run page ("Full log"), on every frame of its log when `runs.publicUrl` is set. */
+      link?: FrameLink;
+    }
   /** A card with actions (policy request, question). */
   | { kind: 'card'; card: FrameCard }
   /** Free text in Markdown: answers, headers, notes posted top-level. */

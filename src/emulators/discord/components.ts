@@ -279,16 +279,23 @@ export function componentText(components: readonly unknown[]): string[] {
   return texts;
 }
 
-/** The buttons a person can press: `{action: custom_id, label}` in order (link buttons have no action). */
-export function componentButtons(components: readonly unknown[]): { action: string; label: string }[] {
-  const buttons: { action: string; label: string }[] = [];
+/**
+ * The buttons a person can press: `{action: custom_id, label}` in order. Link
+ * buttons send no action: only with `withLinks` (the messages view), as
+ * `{action: '', label, url}`.
+ */
+export function componentButtons(
+  components: readonly unknown[],
+  { withLinks = false }: { withLinks?: boolean } = {},
+): { action: string; label: string; url?: string }[] {
+  const buttons: { action: string; label: string; url?: string }[] = [];
   const visit = (component: unknown) => {
     if (!isDict(component)) return;
+    const label = typeof component.label === 'string' ? component.label : '';
     if (component.type === ComponentType.Button && typeof component.custom_id === 'string') {
-      buttons.push({
-        action: component.custom_id,
-        label: typeof component.label === 'string' ? component.label : '',
-      });
+      buttons.push({ action: component.custom_id, label });
+    } else if (withLinks && component.type === ComponentType.Button && typeof component.url === 'string') {
+      buttons.push({ action: '', label, url: component.url });
     }
     if (Array.isArray(component.components)) component.components.forEach(visit);
     if (component.accessory) visit(component.accessory);

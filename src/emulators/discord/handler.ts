@@ -146,7 +146,7 @@ export function createDiscordHandler(opts: DiscordHandlerOptions): DiscordHandle
     messageContent(message) {
       const components = messageData(message).components ?? [];
       if (components.length === 0) return undefined;
-      return { lines: componentText(components), buttons: componentButtons(components) };
+      return { lines: componentText(components), buttons: componentButtons(components, { withLinks: true }) };
     },
     reset: () => nonces.clear(),
     attach: (server, ctx) => gateway.attach(server, worldOf(ctx), ctx.url),

@@ -21,6 +21,7 @@
 import {
   type APIActionRowComponent,
   type APIButtonComponentWithCustomId,
+  type APIButtonComponentWithURL,
   type APIComponentInContainer,
   type APIContainerComponent,
   type APIMessageTopLevelComponent,
@@ -35,6 +36,7 @@ import type {
   FrameCard,
   FrameHeadline,
   FrameLine,
+  FrameLink,
   FrameState,
   SurfaceFrame,
 } from '../../surfaces/frame.js';
@@ -199,7 +201,7 @@ function renderLogComponents(frame: Extract<SurfaceFrame, { kind: 'log' }>): Dis
   }
   // A Container needs a component: an empty log shows its state alone.
   if (inner.length === 0) inner.push(textDisplay('-# (no activity yet)'));
-  inner.push(...logButtons(frame.actions));
+  inner.push(...logButtons(frame.actions), ...linkRow(frame.link));
   const container: APIContainerComponent = {
     type: ComponentType.Container,
     ...(frame.headline ? { accent_color: STATE_COLORS[frame.headline.state] } : {}),
@@ -215,7 +217,7 @@ function renderLogText(frame: Extract<SurfaceFrame, { kind: 'log' }>): DiscordMe
   const content = [...(headline ? [headline] : []), ...lines].join('\n');
   return {
     content: content === '' ? '-# (no activity yet)' : content,
-    components: logButtons(frame.actions),
+    components: [...logButtons(frame.actions), ...linkRow(frame.link)],
     flags: 0,
   };
 }
@@ -225,6 +227,20 @@ function logButtons(
   actions: readonly FrameAction[] | undefined,
 ): APIActionRowComponent<APIButtonComponentWithCustomId>[] {
   return actions === undefined || actions.length === 0 ? [] : buttonRows(actions);
+}
+
+/**
+ * The run page's "Full log": a link button (style Link, a `url`, no custom id),
+ * so the label is Discord's own chrome and the target shows on hover.
+ */
+function linkRow(link: FrameLink | undefined): APIActionRowComponent<APIButtonComponentWithURL>[] {
+  if (link === undefined) return [];
+  return [
+    {
+      type: ComponentType.ActionRow,
+      components: [{ type: ComponentType.Button, style: ButtonStyle.Link, label: link.label, url: link.url }],
+    },
+  ];
 }
 
 const BUTTON_STYLES = { primary: ButtonStyle.Primary, danger: ButtonStyle.Danger } as const;

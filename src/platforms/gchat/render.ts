@@ -20,6 +20,7 @@ import {
   type FrameCard,
   type FrameHeadline,
   type FrameLine,
+  type FrameLink,
   plainHeadline,
   plainLine,
   type SurfaceFrame,
@@ -43,9 +44,15 @@ const ANGLE_TOKEN = /<(?=[^\s<>|]*(?:\|[^<>]*)?>)/g;
 const FENCE = /^\s*```/;
 
 /** A log frame's text: the headline and every line literal (no code block, link or mention can form). */
-export function renderGchatLog(frame: { headline?: FrameHeadline; lines: readonly FrameLine[] }): string {
+export function renderGchatLog(frame: {
+  headline?: FrameHeadline;
+  lines: readonly FrameLine[];
+  link?: FrameLink;
+}): string {
   const lines = frame.lines.map((line) => renderLogLine(plainLine(line)));
-  return (frame.headline ? [renderLogLine(plainHeadline(frame.headline)), ...lines] : lines).join('\n');
+  const text = (frame.headline ? [renderLogLine(plainHeadline(frame.headline)), ...lines] : lines).join('\n');
+  // The run page's "Full log": Chat's own link syntax, built here from a URL turnlog made (never from log text).
+  return frame.link ? `${text}\n<${frame.link.url}|${frame.link.label}>` : text;
 }
 
 /** Prose (Markdown) in Chat syntax: converted outside code fences, mentions inert everywhere. */

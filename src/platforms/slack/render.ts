@@ -34,7 +34,7 @@ import type {
 } from '../../surfaces/frame.js';
 import { LINE_MARKS, plainLine } from '../../surfaces/frame.js';
 import { charCount, clip, SLACK_LIMITS } from './limits.js';
-import { markdownToMrkdwn, safeMrkdwn } from './mrkdwn.js';
+import { escapeMrkdwn, markdownToMrkdwn, safeMrkdwn } from './mrkdwn.js';
 
 type Block = types.KnownBlock;
 type RichTextBlock = types.RichTextBlock;
@@ -222,6 +222,15 @@ function renderLog(frame: Extract<SurfaceFrame, { kind: 'log' }>, opts: SlackRen
   }
   const fallback =
     headline ?? safeMrkdwn(frame.lines.length > 0 ? lineText(frame.lines.at(-1)!) : 'Activity log');
+  // The run page's "Full log", kept on the closed card: a link whose label is no URL, so it cannot pass for another.
+  if (frame.link) {
+    const link = `<${escapeMrkdwn(frame.link.url)}|${escapeMrkdwn(frame.link.label)}>`;
+    blocks.push({
+      type: 'context',
+      block_id: 'turnlog:run-link',
+      elements: [{ type: 'mrkdwn', text: link }],
+    });
+  }
   const buttons = logButtons(frame.actions);
   if (buttons) blocks.push(buttons);
   return { text: fallback, ...(blocks.length > 0 ? { blocks } : {}) };

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { Runtime } from '../../runtime.js';
 import type { TurnlogStore } from '../../store/store.js';
-import { createRunLinks, type RunLinks } from './links.js';
+import type { RunLinks } from './links.js';
 import type { RunPageDeps, TurnState } from './route.js';
 
 export { createRunLinks, type RunLinks } from './links.js';
@@ -23,7 +23,7 @@ export interface RunPage {
 }
 
 export function createRunPage(options: {
-  publicUrl: string;
+  links: RunLinks;
   retentionDays: number;
   store: TurnlogStore;
   runtime: Pick<Runtime, 'turn' | 'finishedTurn'>;
@@ -32,13 +32,7 @@ export function createRunPage(options: {
   pollMs?: number;
 }): RunPage {
   const { store, runtime, clock, logger } = options;
-  const links = createRunLinks({
-    publicUrl: options.publicUrl,
-    retentionDays: options.retentionDays,
-    store,
-    now: () => clock.now(),
-    onError: (error) => logger.error({ error: String(error) }, 'run page: saving a token failed'),
-  });
+  const { links } = options;
   const stateOf = async (turnId: string): Promise<TurnState> => {
     const live = runtime.turn(turnId);
     if (live !== undefined && live.state !== 'ended') return { state: live.state, ended: false };
