@@ -180,12 +180,15 @@ export function headlineOf(
   const first = events[0];
   const times = events.map((event) => event.at).filter((at): at is number => at !== undefined);
   const startedBy = events.map(starterOf).find((who) => who !== undefined);
+  // The record's turn_ended ends the page even while the runtime still sends the final frame.
+  const endedEvent = events.find((event) => event.type === 'turn_ended');
+  const outcome = state.outcome ?? endedEvent?.outcome;
   return {
     turnId: visible(turnId),
     space: first?.space ?? '',
-    state: state.state,
-    ended: state.ended,
-    ...(state.outcome ? { outcome: state.outcome } : {}),
+    state: endedEvent && !state.ended ? 'ended' : state.state,
+    ended: state.ended || endedEvent !== undefined,
+    ...(outcome ? { outcome } : {}),
     ...(times.length > 0 ? { startedAt: Math.min(...times), lastAt: Math.max(...times) } : {}),
     ...(startedBy ? { startedBy: visible(startedBy) } : {}),
   };

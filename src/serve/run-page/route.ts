@@ -168,8 +168,9 @@ async function streamEvents(
       response.write(`id: ${item.seq}\nevent: item\ndata: ${JSON.stringify(item)}\n\n`);
       sent = item.seq;
     }
-    const headline = JSON.stringify(withElapsed(headlineOf(turnId, events, state)));
-    if (state.ended) {
+    const current = headlineOf(turnId, events, state);
+    const headline = JSON.stringify(withElapsed(current));
+    if (current.ended) {
       response.write(`event: end\ndata: ${headline}\n\n`);
       finish();
       return;

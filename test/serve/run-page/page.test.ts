@@ -98,6 +98,16 @@ describe('the run page HTML', () => {
     );
   });
 
+  it('reads a turn as finished once its record holds turn_ended, while the runtime still sends the final frame', () => {
+    const ended = [...record, e(13, { type: 'turn_ended', outcome: 'error' })];
+    expect(headlineOf('T1', ended, { state: 'opened.live', ended: false })).toMatchObject({
+      ended: true,
+      state: 'ended',
+      outcome: 'error',
+    });
+    expect(headlineOf('T1', record, { state: 'opened.live', ended: false })).toMatchObject({ ended: false });
+  });
+
   it('escapes the embedded JSON so </script> in data cannot close its block', () => {
     const json = jsonForHtml({ turnId: HOSTILE, line: '\u2028' });
     expect(json).not.toMatch(/[<>&\u2028]/);
