@@ -129,6 +129,7 @@ export {
   type FrameCard,
   type FrameHeadline,
   type FrameLine,
+  type FrameLink,
   type FrameState,
   type LineStatus,
   plainLine,
