@@ -4,8 +4,11 @@
  * with their thread replies under them, refreshed twice a second, each
  * message showing how often it was edited, and a card with its title, text,
  * buttons and fallback text. Text is set with textContent, so nothing in a
- * message can run in the page.
+ * message can run in the page. Above the spaces, each turn's run page link.
  */
+import { createServer, type Server } from 'node:http';
+import type { RunLink } from './run-links.js';
+
 export function demoPage(): string {
   return `<!doctype html>
 <html lang="en">
@@ -31,8 +34,23 @@ export function demoPage(): string {
 <body>
 <h1>turnlog demo — the spaces as a person sees them</h1>
 <p class="meta">One activity-log message per turn, in the thread under the person's message, edited in place. Refreshes every 500 ms.</p>
+<ul id="runs"></ul>
 <div id="spaces"></div>
 <script>
+  // Each turn's run page (its full record); only http(s) links, built with DOM calls, never HTML.
+  function renderRuns(runs) {
+    const list = document.getElementById('runs');
+    list.replaceChildren();
+    for (const r of runs ?? []) {
+      if (!/^https?:///.test(r.url)) continue;
+      const item = document.createElement('li');
+      const link = document.createElement('a');
+      link.href = r.url;
+      link.textContent = 'Full log of turn ' + r.turnId;
+      item.append(link);
+      list.append(item);
+    }
+  }
   function renderAll(spaces) {
     const all = document.getElementById('spaces');
     all.replaceChildren();
@@ -105,7 +123,9 @@ export function demoPage(): string {
   async function tick() {
     try {
       const response = await fetch('/spaces', { cache: 'no-store' });
-      renderAll((await response.json()).spaces);
+      const view = await response.json();
+      renderRuns(view.runs);
+      renderAll(view.spaces);
     } catch {}
     setTimeout(tick, 500);
   }
@@ -114,4 +134,30 @@ export function demoPage(): string {
 </body>
 </html>
 `;
+}
+
+/** Serves the page and its `/spaces` view (the spaces as a person sees them, and the turns' run links). */
+export async function startPage(
+  port: number,
+  view: () => { spaces: unknown; runs: RunLink[] },
+): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url === '/spaces') {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(JSON.stringify(view()));
+      return;
+    }
+    if (req.url === '/' || req.url === '/index.html') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(demoPage());
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return server;
 }

@@ -10,7 +10,7 @@
  * Enter); `--keep` keeps it serving.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnyActorRef } from 'xstate';
@@ -21,7 +21,8 @@ import { startSlackEmulator } from '../emulators/slack/index.js';
 import type { RecordedCall } from '../emulators/types.js';
 import type { Runtime } from '../runtime.js';
 import { startServe } from '../serve/index.js';
-import { demoPage } from './page.js';
+import { startPage } from './page.js';
+import { freePort, type RunLink, runLinksOf } from './run-links.js';
 import { type DemoPlatformId, demoScenario, type Scenario } from './scenario.js';
 
 export interface DemoOptions {
@@ -129,6 +130,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
   const running: { platform: DemoPlatform; emulator: EmulatorServer; space: string }[] = [];
   let page: Server | undefined;
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
+  let runs: RunLink[] = [];
   try {
     for (const platform of DEMO_PLATFORMS)
       running.push({
@@ -136,9 +138,12 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
         emulator: await platform.start(),
         space: platformSpaceOf(scenario.spaces[platform.id]),
       });
+    // The run pages' public URL is serve's own origin, so its port is known before serve starts.
+    const port = opts.port ?? (await freePort());
     serve = await startServe({
       config: {
-        ingest: { host: '127.0.0.1', port: opts.port ?? 0 },
+        ingest: { host: '127.0.0.1', port },
+        runs: { publicUrl: `http://127.0.0.1:${port}` },
         store: { path: join(dir, 'turnlog.sqlite') },
         platforms: Object.fromEntries(
           running.map(({ platform, emulator }) => [platform.id, platform.config(emulator.url)]),
@@ -148,14 +153,15 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
         log: { level: 'warn' },
       },
     });
-    page = await startPage(opts.pagePort ?? 0, () =>
-      running.map(({ platform, emulator, space }) => ({
+    page = await startPage(opts.pagePort ?? 0, () => ({
+      spaces: running.map(({ platform, emulator, space }) => ({
         platform: platform.id,
         label: platform.label,
         space,
         messages: emulator.state.messages(space),
       })),
-    );
+      runs,
+    }));
     const pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}`;
     out(`turnlog demo\n`);
     for (const { platform, emulator } of running)
@@ -235,6 +241,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
         );
       }
       if (step.pauseMs > 0) await sleep(step.pauseMs / speed);
+      // A turn has its run page once it started: the page lists the links as they come.
+      if (runs.length < scenario.turnIds.length) runs = await runLinksOf(serve.url, scenario.turnIds);
     }
 
     const turnIds = scenario.turnIds;
@@ -256,6 +264,9 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     out(`  see the spaces as a person sees them: ${pageUrl}\n`);
     for (const { platform, emulator, space } of running)
       out(`    ${platform.label}: ${emulator.url}/_emulator/messages?space=${space}\n`);
+    runs = await runLinksOf(serve.url, turnIds);
+    out(`  each turn's full record (its run page, also linked as "Full log" in the chat):\n`);
+    for (const { turnId, url } of runs) out(`    ${turnId}: ${url}\n`);
 
     if (!opts.keep && opts.holdPage) {
       out(`\n  ${opts.holdPage.prompt}\n`);
@@ -472,26 +483,4 @@ export function demoSucceeded(s: DemoSummary): boolean {
   return s.platforms.every(
     (f) => f.finalFramesLanded === f.turns && f.answersLanded === f.answers && f.secretsLeaked === 0,
   );
-}
-
-async function startPage(port: number, spaces: () => unknown): Promise<Server> {
-  const server = createServer((req, res) => {
-    if (req.url === '/spaces') {
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ spaces: spaces() }));
-      return;
-    }
-    if (req.url === '/' || req.url === '/index.html') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(demoPage());
-      return;
-    }
-    res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('not found');
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-  return server;
 }

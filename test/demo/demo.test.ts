@@ -21,7 +21,9 @@ describe('turnlog demo', () => {
   it('runs the scenario on Google Chat, Slack and Discord: every event accepted, every final frame and answer landed, no 429, no secret leaked', async () => {
     let printed = '';
     let finalCalls: Partial<Record<DemoPlatformId, RecordedCall[]>> = {};
-    let duringHold: { status: number; spaces: PageSpace[] } | undefined;
+    let duringHold:
+      | { status: number; spaces: PageSpace[]; runs: { turnId: string; url: string }[]; runPage: number[] }
+      | undefined;
     const summary: DemoSummary = await runDemo({
       speed: 1,
       out: (text) => (printed += text),
@@ -32,10 +34,13 @@ describe('turnlog demo', () => {
         until: async () => {
           const page = /watch the spaces live\s+(\S+)/.exec(printed)?.[1];
           const response = await fetch(`${page}/spaces`);
-          duringHold = {
-            status: response.status,
-            spaces: ((await response.json()) as { spaces: PageSpace[] }).spaces,
+          const view = (await response.json()) as {
+            spaces: PageSpace[];
+            runs: { turnId: string; url: string }[];
           };
+          // Issue 25 item 6: the page links each turn's run page, and each link opens it.
+          const runPage = await Promise.all(view.runs.map(async ({ url }) => (await fetch(url)).status));
+          duringHold = { status: response.status, spaces: view.spaces, runs: view.runs, runPage };
         },
       },
       onClosed: (calls) => {
@@ -105,6 +110,13 @@ describe('turnlog demo', () => {
 
     // The page shows the three spaces, each with its person's message and the turn's log under it.
     expect(duringHold?.status).toBe(200);
+    // Issue 25 item 6: every turn's run link is printed and on the page, and each opens its page.
+    expect(duringHold?.runs.map((r) => r.turnId)).toEqual(scenario.turnIds);
+    expect(duringHold?.runPage).toEqual(scenario.turnIds.map(() => 200));
+    for (const { turnId, url } of duringHold?.runs ?? []) {
+      expect(url).toMatch(new RegExp(`/runs/${turnId}\\?t=[A-Za-z0-9_-]{20,}$`));
+      expect(printed).toContain(`${turnId}: ${url}`);
+    }
     const spaces = Object.fromEntries((duringHold?.spaces ?? []).map((s) => [s.platform, s]));
     expect(Object.keys(spaces)).toEqual(['gchat', 'slack', 'discord']);
     expect(spaces.slack!.space).toMatch(/^C[A-Z0-9]+$/);
