@@ -16,7 +16,7 @@ import { createServeLogger, runtimeLoggerOf } from './logger.js';
 import { checkPlatformsAtStartup, servedPlatforms } from './platforms.js';
 import { createRunLinks, createRunPage, type RunPage } from './run-page/index.js';
 import type { ServeShutdown } from './signals.js';
-import { openServeStore } from './store.js';
+import { describeServeStore, openServeStore } from './store.js';
 import { createIntakes, createSurfaces } from './surfaces.js';
 
 export { createBearerCheck, isLoopbackHost } from './auth.js';
@@ -36,7 +36,10 @@ export interface ServeOptions {
    * when `config.platforms` or `surfaces` names it.
    */
   platforms?: readonly PlatformDescriptor[];
-  /** Default: SQLite at `config.store.path`, closed by `close()`. A given store is left open for its owner. */
+  /**
+   * Default: Postgres at `config.store.url` when set, else SQLite at `config.store.path`; closed by
+   * `close()`. A given store is left open for its owner.
+   */
   store?: TurnlogStore;
   /** Default: the system clock. It also times the shutdown bound (`ingest.shutdownTimeoutMs`). */
   clock?: Clock;
@@ -72,7 +75,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
     });
   // A credential the platform refuses (a Slack token) is a start-up error naming its key, not a turn failing later.
   if (options.surfaces === undefined) await checkPlatformsAtStartup(config, registry);
-  const ownStore = options.store === undefined ? openServeStore(config.store.path) : undefined;
+  const ownStore = options.store === undefined ? await openServeStore(config.store) : undefined;
   const store = options.store ?? (ownStore as TurnlogStore);
   const clock = options.clock ?? systemClock;
 
@@ -169,7 +172,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
     {
       url: server.url,
       auth: config.ingest.token === undefined ? 'none (loopback)' : 'bearer',
-      store: options.store === undefined ? config.store.path : 'given',
+      store: options.store === undefined ? describeServeStore(config.store) : 'given',
       surfaces: Object.keys(surfaces),
       intakes: Object.keys(intakes),
     },
