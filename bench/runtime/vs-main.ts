@@ -8,7 +8,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { createRuntime } from '../../src/runtime.js';
 import { createSqliteStore } from '../../src/store/sqlite.js';
 import { type Baseline, loadBaseline } from './baseline.js';
 import { startBenchRuntime } from './harness.js';
@@ -46,12 +45,15 @@ const BATCH_ROUNDS: Round[] = [
   (turn) => [...pairs(20, 9)(turn), ...answerAndEnd(turn)],
 ];
 
-type Create = typeof createRuntime;
+/** A runtime to measure: a baseline's, or (undefined) this checkout's. */
+type Build = Baseline | undefined;
+const buildOptions = (build: Build) =>
+  build ? { createRuntime: build.createRuntime, platforms: build.platforms } : {};
 
-async function eventsPerCpuSecond(create: Create | undefined, mode: 'single' | 'batch'): Promise<number> {
+async function eventsPerCpuSecond(build: Build, mode: 'single' | 'batch'): Promise<number> {
   const bench = await startBenchRuntime(forgetfulSurface(), {
     clock: new HeapClock(),
-    ...(create ? { createRuntime: create } : {}),
+    ...buildOptions(build),
   });
   const root = (_: string, n: number) => `u${n}`;
   const start = cpuSeconds();
@@ -86,13 +88,13 @@ export async function versusMainPhase(): Promise<void> {
   const rows: string[][] = [];
   for (const mode of ['single', 'batch'] as const) {
     // Warm both on the same paths before anything is timed.
-    await eventsPerCpuSecond(baseline.createRuntime, mode);
+    await eventsPerCpuSecond(baseline, mode);
     await eventsPerCpuSecond(undefined, mode);
     const old: number[] = [];
     const current: number[] = [];
     for (let n = 0; n < REPEATS; n++) {
       progress(`vs main: ${mode} events, run ${n + 1} of ${REPEATS}`);
-      old.push(await eventsPerCpuSecond(baseline.createRuntime, mode));
+      old.push(await eventsPerCpuSecond(baseline, mode));
       current.push(await eventsPerCpuSecond(undefined, mode));
     }
     const [o, c] = [median(old), median(current)];
@@ -123,12 +125,12 @@ const MEASURED_EVENTS = 20;
  * tick) once each turn holds `entries` log entries, and the size of the
  * snapshot the store keeps.
  */
-async function persistCost(create: Create | undefined, entries: number) {
+async function persistCost(build: Build, entries: number) {
   const dir = mkdtempSync(join(tmpdir(), 'turnlog-bench-persist-'));
   const store = createSqliteStore({ path: join(dir, 'turnlog.db') });
   const bench = await startBenchRuntime(forgetfulSurface(), {
     store,
-    ...(create ? { createRuntime: create } : {}),
+    ...buildOptions(build),
   });
   // One turn per space, entries at agent pace: the budget lets each turn roll its log over as it fills.
   const turns = planTurns(PERSIST_TURNS, PERSIST_TURNS, (_, n) => `u${n}`);
@@ -166,14 +168,14 @@ async function persistCost(create: Create | undefined, entries: number) {
 export async function persistencePhase(): Promise<void> {
   const baseline = await loadBaseline();
   const rows: string[][] = [];
-  for (const [name, create] of [
-    [`main ${baseline.commit}`, baseline.createRuntime],
+  for (const [name, build] of [
+    [`main ${baseline.commit}`, baseline],
     ['this checkout', undefined],
   ] as const) {
-    await persistCost(create, 10);
+    await persistCost(build, 10);
     progress(`persistence: ${name}`);
-    const small = await persistCost(create, 10);
-    const large = await persistCost(create, 1_000);
+    const small = await persistCost(build, 10);
+    const large = await persistCost(build, 1_000);
     rows.push([
       name,
       small.perEvent.toFixed(0),
