@@ -24,7 +24,7 @@ import {
   type ProgressRequest,
   timeOf,
 } from './state.js';
-import { cardWaits, coolOffWaitMs, lineWaitMs, refusal, separateWaits } from './waits.js';
+import { bookingsWaitMs, cardWaits, coolOffWaitMs, lineWaitMs, refusal, separateWaits } from './waits.js';
 import { recordSent, recordSeparate, separateOf } from './window-log.js';
 
 function grant(state: BudgetState, config: BudgetConfig, cardId: string, channel: string, at: number): void {
@@ -177,6 +177,7 @@ export function requestAdvisory(
     state.registry.waiting === 0 &&
     state.queuedCount === 0 &&
     lineWaitMs(state, config, at) === 0 &&
+    bookingsWaitMs(state, at) === 0 &&
     state.tokens - 1 >= config.reserve;
   if (free) {
     state.tokens -= 1;

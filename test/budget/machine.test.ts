@@ -69,9 +69,22 @@ describe('budget machine', () => {
     expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
   });
 
-  it('while a terminal booking waits a progress request waits in the line, and is granted once it is funded', () => {
+  it('a terminal booking waiting for its channel holds back no other channel (issue 24 item 2)', () => {
     const driver = createBudgetDriver(input);
     driver.progress('a', 'x');
+    driver.book('b', 'x');
+    driver.advance(100);
+    driver.progress('c', 'y');
+    expect(repliesOf(driver, 'c')).toEqual([{ kind: 'granted', at: 100, cardId: 'c' }]);
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'waiting' });
+    driver.advance(900);
+    expect(repliesOf(driver, 'b')).toEqual([{ kind: 'funded', at: 1000, cardId: 'b' }]);
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
+  });
+
+  it('while the bucket is in debt for a terminal booking a progress request waits in the line, and is woken after it', () => {
+    const driver = createBudgetDriver(input);
+    emptyBucket(driver);
     driver.book('b', 'x');
     driver.advance(100);
     driver.progress('c', 'y');
@@ -79,8 +92,10 @@ describe('budget machine', () => {
     expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'waiting' });
     driver.advance(900);
     expect(repliesOf(driver, 'b')).toEqual([{ kind: 'funded', at: 1000, cardId: 'b' }]);
-    // Woken without asking again: one request, one answer.
-    expect(repliesOf(driver, 'c')).toEqual([{ kind: 'granted', at: 1000, cardId: 'c' }]);
+    expect(repliesOf(driver, 'c')).toEqual([]);
+    driver.settle();
+    // Woken without asking again, once the reserve is back: one request, one answer.
+    expect(repliesOf(driver, 'c')).toEqual([{ kind: 'granted', at: 12_000, cardId: 'c' }]);
     expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
   });
 

@@ -1,7 +1,8 @@
 // spec: run-visibility 8 (the process-wide edit budget) — model-based tests generated from the budget
 // machine's graph (@xstate/graph): every state and every transition, and on every path the promises
 // hold: the bucket never lets more than (capacity + refill × elapsed) edits through in any window,
-// every terminal booking is funded, no progress grant while a booking waits, no grant during a cool-off,
+// every terminal booking is funded, no progress grant while a booking waits in its channel (issue 24.2),
+// no grant during a cool-off,
 // every queued write (a card) is funded but never while a terminal booking waits; and a bucket that
 // counts each window exactly (windowLog, issue 11 item 4: Slack) never lets more than its allowance
 // through in any window.
@@ -126,14 +127,17 @@ describe('checkBudgetTrace (the promises the model checks)', () => {
     );
   });
 
-  it('flags a progress grant while a booking waits', () => {
+  it('flags a progress grant while a booking waits in its channel, not in another (issue 24 item 2)', () => {
     const trace: BudgetTraceEntry[] = [
       { kind: 'book', at: 0, cardId: 'a', channel: 'x' },
+      { kind: 'progress', at: 10, cardId: 'b', channel: 'x' },
       { kind: 'granted', at: 10, cardId: 'b' },
+      { kind: 'progress', at: 10, cardId: 'c', channel: 'y' },
+      { kind: 'granted', at: 10, cardId: 'c' },
       { kind: 'funded', at: 20, cardId: 'a' },
     ];
     expect(checkBudgetTrace(trace, config)).toEqual([
-      'b granted a progress frame at 10 while a terminal booking waits',
+      'b granted a progress frame at 10 while a terminal booking waits in x',
     ]);
   });
 
