@@ -234,6 +234,30 @@ describe('terminal frames reserve a slot', () => {
     });
   });
 
+  it('a post (a new card’s first message) may use the reserve, never debt: it does not wait in the line (issue 24 item 2)', () => {
+    const drained = drainWithProgress(fresh(), 30, 0);
+    expect(drained.tokens).toBe(10);
+    // An edit waits in the line for a token above the reserve; a post in a clear channel goes now.
+    const edit = progress(drained, 'e', 'y', 0);
+    expect(edit.decision).toEqual(waiting);
+    const posted = requestProgress(edit.state, config, { cardId: 'p', channel: 'z', now: 0, write: 'post' });
+    expect(posted.decision).toEqual({ granted: true });
+    expect(posted.state.tokens).toBe(9);
+    // Its channel's spacing still holds.
+    expect(
+      requestProgress(posted.state, config, { cardId: 'q', channel: 'z', now: 0, write: 'post' }).decision,
+    ).toEqual({ granted: false, retryInMs: 1000, reason: 'spacing' });
+    // In debt a post waits in the line like an edit.
+    let state = posted.state;
+    for (let i = 0; i < 10; i++) {
+      state = bookTerminal(state, config, { cardId: `t-${i}`, channel: `t-channel-${i}`, now: 0 }).state;
+    }
+    expect(state.tokens).toBe(-1);
+    expect(
+      requestProgress(state, config, { cardId: 'r', channel: 'w', now: 0, write: 'post' }).decision,
+    ).toEqual(waiting);
+  });
+
   it('progress frames yield to every terminal frame the bucket is in debt for, in any channel', () => {
     let state = drainWithProgress(fresh(), 30, 0);
     for (let i = 0; i < 11; i++) {

@@ -99,6 +99,24 @@ describe('budget machine', () => {
     expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
   });
 
+  it('a card joining the line is woken when the line can move, not at a later booking waiting on its channel (issue 24 item 2)', () => {
+    const driver = createBudgetDriver({ ...input, channelSpacingMs: 20_000 });
+    // Thirty progress frames in thirty channels leave the reserve of 10; b's terminal frame waits 20 s for x.
+    driver.progress('a', 'x');
+    for (let i = 1; i < 30; i++) driver.progress(`drain-${i}`, `drain-channel-${i}`);
+    driver.book('a', 'x');
+    driver.progress('c', 'y');
+    expect(repliesOf(driver, 'c')).toEqual([]);
+    expect(driver.nextTimerAt()).toBe(2000);
+    driver.advance(2000);
+    expect(repliesOf(driver, 'c')).toEqual([{ kind: 'granted', at: 2000, cardId: 'c' }]);
+    expect(repliesOf(driver, 'a').filter((reply) => reply.kind === 'funded')).toEqual([]);
+    driver.settle();
+    expect(repliesOf(driver, 'a').filter((reply) => reply.kind === 'funded')).toEqual([
+      { kind: 'funded', at: 20_000, cardId: 'a' },
+    ]);
+  });
+
   it('nobody polls: cards that find the bucket at its reserve each get one answer, in order, a token apart', () => {
     const driver = createBudgetDriver(input);
     // Thirty progress frames leave the reserve of 10.
