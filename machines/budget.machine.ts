@@ -112,7 +112,9 @@ export const budgetMachine = setup({
   guards: {
     hasSomethingDue: ({ context }) => context.nextDueAt !== null,
     isDueSooner: ({ context }) =>
-      context.nextDueAt !== null && context.scheduledDueAt !== null && context.nextDueAt < context.scheduledDueAt,
+      context.nextDueAt !== null &&
+      context.scheduledDueAt !== null &&
+      context.nextDueAt < context.scheduledDueAt,
   },
   delays: {
     coolOff: ({ context }) => context.coolOffMs,
