@@ -12,7 +12,9 @@
  * `budget.progress.request` is answered with `budget.granted`, or with
  * `budget.refused{retryInMs, reason}` saying exactly when what stands in the
  * card's own way (its fair share, its channel, a cool-off) is over; while
- * tokens are short or a terminal frame waits, the card waits in a line and is
+ * tokens are short (a terminal frame the bucket is in debt for among them:
+ * one waiting only for its own channel holds back no other channel), the
+ * card waits in a line and is
  * answered (`budget.granted`, or refused for its own wait) when its turn
  * comes, so nobody polls. `budget.terminal.book` is answered with
  * `budget.funded`, at once when the frame is funded now, else when its time

@@ -70,8 +70,8 @@ function requestSeparate(
 /**
  * May this card paint a progress frame in this channel now? Granted; refused
  * with exactly when to ask again, for what stands in the card's own way; or
- * put in the line (answered later by `wakeLine`) while tokens are short or a
- * terminal frame waits — also when others are already in the line, so no
+ * put in the line (answered later by `wakeLine`) while tokens are short (a
+ * debt for a booked terminal frame among them) — also when others are already in the line, so no
  * card jumps it; only a post (`postMayGo`) goes ahead of the line while a
  * token is there. A card already in the line keeps its place.
  */
