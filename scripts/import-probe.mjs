@@ -5,7 +5,8 @@
 // The import test (test/package/import-cost.test.ts) and `npm run bench -- import` run it.
 import { createRequire } from 'node:module';
 
-const SDK = /node_modules\/(googleapis|google-auth-library|@slack|discord\.js|@discordjs|pg|pg-[a-z-]+|ioredis)\//;
+const SDK =
+  /node_modules\/(googleapis|google-auth-library|@slack|discord\.js|@discordjs|pg|pg-[a-z-]+|ioredis)\//;
 const specifier = process.argv[2] ?? 'turnlog';
 const started = performance.now();
 const turnlog = await import('turnlog');
