@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTurnlogClient, type EventNotAcceptedError } from '../../src/client/index.js';
 import type { Clock } from '../../src/clock.js';
-import { SPACE as SERVE_SPACE, startTestServe, type TestServe } from '../serve/serve.helpers.js';
+import { closeTestServe, SPACE as SERVE_SPACE, startTestServe, type TestServe } from '../serve/serve.helpers.js';
 import { type IngestStub, startIngestStub } from './ingest-stub.js';
 
 const SPACE = 'discord:123456789012345678';
@@ -26,7 +26,7 @@ let stubs: IngestStub[] = [];
 const serves: TestServe[] = [];
 afterEach(async () => {
   await Promise.all(stubs.map((s) => s.close()));
-  for (const serve of serves.splice(0)) await serve.close();
+  for (const serve of serves.splice(0)) await closeTestServe(serve);
   stubs = [];
 });
 

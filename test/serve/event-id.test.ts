@@ -12,12 +12,20 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSqliteStore } from '../../src/store/sqlite.js';
 import { createMemorySurface, type MemorySurface } from '../../src/testing/memory-surface.js';
-import { ndjson, postEvents, SPACE, startTestServe, type TestServe, turnEvents } from './serve.helpers.js';
+import {
+  closeTestServe,
+  ndjson,
+  postEvents,
+  SPACE,
+  startTestServe,
+  type TestServe,
+  turnEvents,
+} from './serve.helpers.js';
 
 let serves: TestServe[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
-  for (const serve of serves.splice(0)) await serve.close();
+  for (const serve of serves.splice(0)) await closeTestServe(serve);
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -114,7 +122,7 @@ describe('POST /v1/events: a batch sent twice', () => {
     const first = await start({ surface, store: createSqliteStore({ path }) });
     expect((await postEvents(first.url, body)).json).toEqual({ accepted: 5, rejected: [], duplicates: 0 });
     // The answer was lost; serve went down (its close flushes the turn) and came back on the same file.
-    await first.close();
+    expect(await closeTestServe(first)).toEqual({ flushed: true });
     serves = serves.filter((s) => s !== first);
     const posts = surface.calls.filter((c) => c.op === 'create').length;
 

@@ -63,6 +63,25 @@ export async function startTestServe(
   };
 }
 
+/**
+ * Closes `serve` as a test's cleanup does. A live turn's last frame waits for
+ * its space's next budget slot on the simulated clock, while the shutdown
+ * flush waits in real time (up to `ingest.shutdownTimeoutMs`, 10 s): so the
+ * simulated clock moves on while serve closes, and the flush ends as soon as
+ * the frames are out instead of waiting out its bound. Resolves close()'s answer.
+ */
+export async function closeTestServe(serve: TestServe): Promise<{ flushed: boolean }> {
+  let closed = false;
+  const closing = serve.close().finally(() => {
+    closed = true;
+  });
+  while (!closed) {
+    serve.clock.increment(100);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return closing;
+}
+
 export interface PostOptions {
   contentType?: string | null;
   token?: string | null;

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RUN_PAGE_CSP } from '../../../src/serve/run-page/index.js';
 import {
+  closeTestServe,
   getJson,
   ndjson,
   postEvents,
@@ -21,7 +22,7 @@ import {
 const PUBLIC = 'https://runs.example.test';
 let serve: TestServe | undefined;
 afterEach(async () => {
-  await serve?.close();
+  if (serve) await closeTestServe(serve);
   serve = undefined;
 });
 
