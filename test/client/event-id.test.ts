@@ -9,7 +9,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTurnlogClient, type EventNotAcceptedError } from '../../src/client/index.js';
 import type { Clock } from '../../src/clock.js';
-import { closeTestServe, SPACE as SERVE_SPACE, startTestServe, type TestServe } from '../serve/serve.helpers.js';
+import {
+  closeTestServe,
+  SPACE as SERVE_SPACE,
+  startTestServe,
+  type TestServe,
+} from '../serve/serve.helpers.js';
 import { type IngestStub, startIngestStub } from './ingest-stub.js';
 
 const SPACE = 'discord:123456789012345678';
