@@ -6,7 +6,7 @@
 // dead-letter record), none shown twice; a shutdown flush never ends the turn nor dead-letters, and
 // sends what is pending; a proactive turn's header is its first post, top-level, its log in its thread.
 // spec: gchat E2E 9 (rollover), 15 (degraded), 16 (edit fails twice), 17 (404 on edit) run on every path here.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../src/emulators/types.js';
 import { MODEL_HEADER } from '../../src/testing/turn-driver.js';
 import {
@@ -20,42 +20,14 @@ import {
   createTurnModelLogic,
   replayTurnCommands,
   resolveTurnModelConfig,
-  runTurnModel,
   type TurnCommand,
-  type TurnModelOptions,
-  type TurnModelResult,
   turnMachineStateIds,
   turnMachineTransitionKeys,
   turnModelCommands,
   turnModelEntry,
-  turnRolloverTransitionKeys,
-  turnStatusRefreshTransitionKeys,
-  turnTickingStateIds,
-  turnTickingTransitionKeys,
-  turnTransitionsNotReachable,
 } from '../../src/testing/turn-model.js';
 import { renderTurnLog, turnLogFromEntries } from '../../src/turnlog/log.js';
-import type { CondenseStrategy } from '../../src/turnlog/types.js';
-
-/**
- * Paths per run: those needed to take every transition the graph reaches and
- * to end in every situation it reaches (about 140), then a spread of the rest.
- */
-const MAX_PATHS = 150;
-/** Not reachable, and the live log's clock, which the kit leaves to test/machines/turn-ticking.test.ts. */
-const NOT_REACHABLE = turnMachineTransitionKeys().filter(
-  (key) => Object.hasOwn(turnTransitionsNotReachable, key) || turnTickingTransitionKeys().includes(key),
-);
-/** Not taken on the model's surfaces (no live status): the above, and the status refresh (Slack). */
-const NOT_TAKEN = turnMachineTransitionKeys().filter(
-  (key) => NOT_REACHABLE.includes(key) || turnStatusRefreshTransitionKeys().includes(key),
-);
-const REFRESHING = turnMachineStateIds().filter((id) => id.startsWith('turn.opened.refreshingStatus'));
-
-function expectNoFailures(result: TurnModelResult): void {
-  // Names the path and what broke, not just a count.
-  expect(result.failures.slice(0, 3)).toEqual([]);
-}
+import { defaultRun, describeModelRuns, NOT_REACHABLE, strategyRun } from './turn.model.runs.js';
 
 describe('the turn machine definition, as the kit lists it', () => {
   it('lists every state and every transition, each once', () => {
@@ -69,66 +41,12 @@ describe('the turn machine definition, as the kit lists it', () => {
   });
 });
 
-const strategyRun = (strategy: CondenseStrategy, platform: 'gchat' | 'discord') => ({
-  name: `${strategy} with a tiny maxChars (${platform})`,
-  opts: { platform, settings: { strategy, maxChars: 100 } } satisfies TurnModelOptions,
-  // drop-earliest never rolls over, by design.
-  notTaken:
-    strategy === 'drop-earliest'
-      ? turnMachineTransitionKeys().filter(
-          (key) => NOT_TAKEN.includes(key) || turnRolloverTransitionKeys().includes(key),
-        )
-      : NOT_TAKEN,
-});
-
-const runs: Array<{ name: string; opts: TurnModelOptions; notTaken: string[] }> = [
-  { name: 'the default settings (Google Chat)', opts: {}, notTaken: NOT_TAKEN },
+// The strategies' runs are in turn.model-strategies.test.ts (the two files run side by side).
+describeModelRuns([
+  defaultRun(),
   // Rollovers on a platform with silent posts: a turn buzzes once however many log messages it opens.
   strategyRun('rollover', 'discord'),
-  strategyRun('aggressive-truncate', 'gchat'),
-  strategyRun('hybrid', 'gchat'),
-  strategyRun('drop-earliest', 'gchat'),
-];
-
-describe.each(runs)('turn machine, model-based: $name', ({ opts, notTaken }) => {
-  let result: TurnModelResult;
-
-  beforeAll(async () => {
-    result = await runTurnModel({ ...opts, maxPaths: MAX_PATHS });
-  });
-
-  it('keeps every promise on every path', () => {
-    expect(result.paths).toBeGreaterThanOrEqual(MAX_PATHS);
-    expectNoFailures(result);
-  });
-
-  it('takes every transition the machine defines (except those no path can take)', () => {
-    expect(result.coverage.transitions.missing).toEqual(notTaken);
-    expect(result.coverage.transitions.total).toBe(turnMachineTransitionKeys().length);
-  });
-
-  it('visits every state (a strategy that never rolls over never rolls over)', () => {
-    const dropping = opts.settings?.strategy === 'drop-earliest';
-    const ticking = turnTickingStateIds();
-    const expected = turnMachineStateIds().filter(
-      (id) =>
-        (dropping && id.startsWith('turn.rolling-over')) || REFRESHING.includes(id) || ticking.includes(id),
-    );
-    expect(result.coverage.states.missing).toEqual(expected);
-  });
-
-  it('goes through the situations the promises are about', () => {
-    const { exercised } = result;
-    expect(exercised.degraded).toBeGreaterThan(0);
-    expect(exercised.deadLetters).toBeGreaterThan(0);
-    expect(exercised.restarted).toBeGreaterThan(0);
-    expect(exercised.deletedByAPerson).toBeGreaterThan(0);
-    // Several log messages: rollovers, or a fresh one after a deleted or abandoned message.
-    expect(exercised.severalLogMessages).toBeGreaterThan(0);
-    expect(exercised.flushed).toBeGreaterThan(0);
-    expect(exercised.headed).toBeGreaterThan(0);
-  });
-});
+]);
 
 describe('replayTurnCommands (one path, as a failure report gives it)', () => {
   it('replays the path that found the degraded turn that never ended: it now ends, top-level', async () => {
