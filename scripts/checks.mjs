@@ -1,7 +1,7 @@
 // The static checks of `npm test`, run side by side (issue 24 item 4): the
 // typecheck on one core, the build and the API report on another, the quick
-// ones (lint, state charts, layer rules) alongside. Each step's output is
-// named with its time once it ends, its output printed if it failed; the exit
+// ones (lint, state charts, layer rules) alongside. Each step is named with
+// its time once it ends, and its output is printed if it failed; the exit
 // code is 1 if any failed.
 import { spawn } from 'node:child_process';
 
