@@ -24,8 +24,9 @@
 import { type AnyActorLogic, type AnyActorRef, createActor, fromCallback } from 'xstate';
 import { budgetMachine } from '../machines/budget.machine.js';
 import type { BudgetReplyEvent } from '../machines/budget.protocol.js';
-import { budgetDefaults } from '../src/budget/config.js';
+import { type BudgetInput, budgetDefaults } from '../src/budget/config.js';
 import { createBudgetImplementations } from '../src/budget/implementations.js';
+import { budgetMachineInput } from '../src/budget/machine-input.js';
 import type { TurnlogConfigInput } from '../src/config.js';
 import { builtinPlatforms } from '../src/platforms/all.js';
 import { createMemoryStore } from '../src/store/memory.js';
@@ -70,13 +71,19 @@ interface ActorCaseResult {
   capped: boolean;
 }
 
-type BudgetLogicFactory = (now: () => number) => AnyActorLogic;
+/** The logic under a clock, and its input from the platform's budget numbers (the legacy machine took them as they are). */
+interface BudgetLogicFactory {
+  (now: () => number): AnyActorLogic;
+  input: (input: BudgetInput) => unknown;
+}
+const withInput = (logic: (now: () => number) => AnyActorLogic, input: (input: BudgetInput) => unknown) =>
+  Object.assign(logic, { input });
 
 function budgetActorCase(logic: BudgetLogicFactory, turns: number): ActorCaseResult {
   const clock = new HeapClock();
   const budget = createActor(
     logic(() => clock.now()),
-    { clock, input: budgetDefaults('gchat', builtinPlatforms) },
+    { clock, input: logic.input(budgetDefaults('gchat', builtinPlatforms)) },
   ).start();
   const random = seeded(14);
   let events = 0;
@@ -143,11 +150,17 @@ function budgetActorPhase(): void {
   const contenders: Array<{ name: string; logic: BudgetLogicFactory }> = [
     {
       name: 'before (polls)',
-      logic: (now) => legacyBudgetMachine.provide(createLegacyImplementations({ now })) as AnyActorLogic,
+      logic: withInput(
+        (now) => legacyBudgetMachine.provide(createLegacyImplementations({ now })) as AnyActorLogic,
+        (input) => input,
+      ),
     },
     {
       name: 'now',
-      logic: (now) => budgetMachine.provide(createBudgetImplementations({ now })) as AnyActorLogic,
+      logic: withInput(
+        (now) => budgetMachine.provide(createBudgetImplementations({ now })) as AnyActorLogic,
+        budgetMachineInput,
+      ),
     },
   ];
   const rows: string[][] = [];

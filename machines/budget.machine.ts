@@ -31,9 +31,19 @@
  * Stately Studio as it is.
  */
 import { type AnyActorRef, assign, not, setup } from 'xstate';
-import { type BudgetState, createBudgetState } from '../src/budget/bucket.js';
-import { type BudgetConfig, type BudgetInput, resolveBudgetConfig } from '../src/budget/config.js';
+import type { BudgetState } from '../src/budget/bucket.js';
+import type { BudgetConfig } from '../src/budget/config.js';
 import type { BudgetInEvent, BudgetWrite } from './budget.protocol.js';
+
+/**
+ * What a budget actor starts from: its validated numbers and its empty
+ * state, made from a `BudgetInput` by `budgetMachineInput`
+ * (src/budget/machine-input.ts; bad input is refused there, naming the field).
+ */
+export interface BudgetMachineInput {
+  config: BudgetConfig;
+  budget: BudgetState;
+}
 
 /** Who to tell when a booked terminal frame is funded. */
 export interface BudgetWaiter {
@@ -97,7 +107,7 @@ export const budgetMachine = setup({
   types: {
     context: {} as BudgetMachineContext,
     events: {} as BudgetInEvent,
-    input: {} as BudgetInput,
+    input: {} as BudgetMachineInput,
   },
   actions: {
     answerProgress: providedBySrc<FrameRequestParams>('answerProgress'),
@@ -126,10 +136,10 @@ export const budgetMachine = setup({
   id: 'budget',
   type: 'parallel',
   context: ({ input }) => {
-    const config = resolveBudgetConfig(input);
     return {
-      config,
-      budget: createBudgetState(config),
+      config: input.config,
+      // The math updates its state in place: an actor never shares its input's.
+      budget: structuredClone(input.budget),
       waiters: [],
       queuedReplyTo: {},
       lineReplyTo: {},

@@ -5,13 +5,11 @@
  */
 
 import type { RunEvent, RunEventOf } from '../src/events/schema.js';
-import { plainText } from '../src/surfaces/frame.js';
 import type { DeliveryOutput } from './delivery.machine.js';
-import type { InboundAnchor, SpaceContext, SpaceDeadLetter } from './space.types.js';
+import type { InboundAnchor, SpaceContext } from './space.types.js';
 
 /** Bounded lists in context: a space lives for the life of the process. */
 export const MAX_WARNINGS = 100;
-export const MAX_DEAD_LETTERS = 1000;
 
 export const turnChildId = (slot: number): string => `turn:${slot}`;
 export const deliveryChildId = (slot: number): string => `delivery:${slot}`;
@@ -61,27 +59,6 @@ export function releaseSlot(slots: readonly (string | null)[], slot: number): (s
   if (slot < next.length) next[slot] = null;
   while (next.length > 0 && next[next.length - 1] === null) next.pop();
   return next;
-}
-
-/** The dead letters with a failed delivery's added (a delivered one adds nothing). */
-export function withDeadLetter(context: SpaceContext, output: DeliveryOutput, at: number): SpaceDeadLetter[] {
-  if (output.status !== 'failed') return context.deadLetters;
-  return [
-    ...context.deadLetters,
-    { at, reason: deadLetterReason(output), text: undeliveredText(output) },
-  ].slice(-MAX_DEAD_LETTERS);
-}
-
-/** A failed delivery's reason, naming the parts after the refused one that were never sent. */
-export function deadLetterReason(output: Extract<DeliveryOutput, { status: 'failed' }>): string {
-  const unsent = output.unsent?.length ?? 0;
-  const after = unsent > 0 ? ` (and the ${unsent} part${unsent === 1 ? '' : 's'} after it, not sent)` : '';
-  return `${output.purpose}: ${output.error}${after}`;
-}
-
-/** What a failed delivery did not deliver: the refused message and the parts after it, none lost. */
-export function undeliveredText(output: Extract<DeliveryOutput, { status: 'failed' }>): string {
-  return [plainText(output.request.frame), ...(output.unsent ?? [])].join('\n\n');
 }
 
 /**

@@ -40,6 +40,7 @@ import {
   entryParams,
   errorParams,
   flushIfEnded,
+  HEADER_POST,
   keepLogging,
   onNotFound,
   onRateLimited,
@@ -103,48 +104,46 @@ export const turnMachine = turnSetup.createMachine({
      * top-level first, then thread the log under it. Entries wait meanwhile.
      */
     heading: {
-      initial: 'requesting',
       on: {
         ...keepLogging,
         'turn.end': {
           actions: recordOutcome,
         },
       },
-      states: {
-        ...requestingToken('posting'),
-        posting: {
-          invoke: {
-            id: 'postHeader',
-            src: 'postMessage',
-            input: ({ context }) => ({
-              space: context.space,
-              frame: { kind: 'prose' as const, markdown: context.header ?? '' },
-              // The create's own id until it lands: a retry (5xx, 429, a restart) sends the same one.
-              clientId: clientIdFor(context.turnId, context.ordinal + 1),
-            }),
-            onDone: [
-              {
-                guard: 'endRequested',
-                target: '#turn.flushing',
-                actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
-              },
-              {
-                guard: 'hasUnsent',
-                target: '#turn.opened',
-                actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
-              },
-              {
-                target: '#turn.idle',
-                actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
-              },
-            ],
-            onError: [
-              // The end came while the header was in flight: degraded never ends by itself.
-              flushIfEnded(['dropHeader' as const, degradeFailed('header post failed')]),
-              { target: '#turn.idle', actions: ['dropHeader', degradeFailed('header post failed')] },
-            ],
+      // The frame sender asks the budget for the header's token itself (HEADER_POST), then posts it.
+      invoke: {
+        id: 'postHeader',
+        src: 'postMessage',
+        input: ({ context }) => ({
+          space: context.space,
+          frame: { kind: 'prose' as const, markdown: context.header ?? '' },
+          // The create's own id until it lands: a retry (5xx, 429, a restart) sends the same one.
+          clientId: clientIdFor(context.turnId, context.ordinal + 1),
+          // Its token is booked for the turn's card.
+          turnId: context.turnId,
+          policy: HEADER_POST,
+        }),
+        onDone: [
+          {
+            guard: 'endRequested',
+            target: 'flushing',
+            actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
           },
-        },
+          {
+            guard: 'hasUnsent',
+            target: 'opened',
+            actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
+          },
+          {
+            target: 'idle',
+            actions: { type: 'useHeaderAsAnchor', params: ({ event }) => ({ message: event.output }) },
+          },
+        ],
+        onError: [
+          // The end came while the header was in flight: degraded never ends by itself.
+          flushIfEnded(['dropHeader' as const, degradeFailed('header post failed')]),
+          { target: 'idle', actions: ['dropHeader', degradeFailed('header post failed')] },
+        ],
       },
     },
 

@@ -6,6 +6,7 @@
 import type { ActionUser } from '../src/actions/types.js';
 import type { SurfaceFrame } from '../src/surfaces/frame.js';
 import { describeError, errorKind, retryAfterOf } from './errors.js';
+import { type FramePolicy, ONE_WRITE } from './frame-sender.machine.js';
 import type {
   EditInput,
   PostedLog,
@@ -18,6 +19,13 @@ import type {
 import { clientIdFor } from './turn.types.js';
 
 export const frameText = (context: TurnContext): string => context.frame?.text ?? '';
+
+/**
+ * A proactive turn's header post: the frame sender asks the budget for its
+ * progress token itself (a refusal waits as long as the budget says), then
+ * posts the header as given; any failure is the turn's to decide.
+ */
+export const HEADER_POST: FramePolicy = { ...ONE_WRITE, token: 'progress' };
 
 /** The log message's frame: the headline and the condensed lines. */
 export const logFrame = (context: TurnContext): SurfaceFrame => ({

@@ -6,6 +6,7 @@
 
 // The machines' implementation factories, for tests that run a machine alone.
 export { createBudgetImplementations } from './budget/implementations.js';
+export { budgetMachineInput } from './budget/machine-input.js';
 export {
   DISCORD_DEFAULT_LIMITS,
   type DiscordEmulatorOptions,

@@ -12,6 +12,7 @@ import { runtimeMachine, spaceChildId } from '../../machines/runtime.machine.js'
 import type { RestoredTurn, SpaceInput, spaceMachine } from '../../machines/space.machine.js';
 import type { BudgetInput } from '../budget/config.js';
 import { createBudgetImplementations } from '../budget/implementations.js';
+import { budgetMachineInput } from '../budget/machine-input.js';
 import type { BudgetGate } from '../budget/shared-budget.js';
 import type { Clock } from '../clock.js';
 import type { RuntimeLogger } from './types.js';
@@ -56,7 +57,7 @@ export function createActorSystem(deps: ActorSystemDeps): AnyActorRef {
       spawnBudgets: enqueueActions(({ enqueue }) => {
         for (const { platform, input } of deps.budgets) {
           const id = budgetSystemId(platform);
-          enqueue.spawnChild('budget', { id, systemId: id, input });
+          enqueue.spawnChild('budget', { id, systemId: id, input: budgetMachineInput(input) });
         }
       }),
       spawnSpace: enqueueActions(({ enqueue, context }, params) => {
@@ -103,7 +104,7 @@ export function createActorSystem(deps: ActorSystemDeps): AnyActorRef {
         if (!budget) return;
         enqueue.stopChild(params.childId);
         const id = budgetSystemId(budget.platform);
-        enqueue.spawnChild('budget', { id, systemId: id, input: budget.input });
+        enqueue.spawnChild('budget', { id, systemId: id, input: budgetMachineInput(budget.input) });
       }),
     },
   });

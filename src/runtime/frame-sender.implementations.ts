@@ -1,6 +1,7 @@
 /**
  * The frame sender's implementations (machines/frame-sender.machine.ts): the
- * write through the one factory of post/edit actors (src/runtime/posting.ts),
+ * frame's token (a progress token, or a terminal slot) and a 429 told to the
+ * budget, the write through the one factory of post/edit actors (src/runtime/posting.ts),
  * the status its frame implies (Slack's assistant status, a declared ability
  * of the surface) and that status's token from the budget (write kind
  * `status`, which Slack limits per method, apart from `chat.update`:
@@ -17,7 +18,7 @@ import {
   type StatusTarget,
 } from '../../machines/frame-sender.machine.js';
 import type { ChatSurface, PostedMessage, PostRequest, StatusRequest } from '../surfaces/surface.js';
-import type { BudgetClient } from './budget-client.js';
+import type { BudgetClient, BudgetScope } from './budget-client.js';
 import { createWriteActors, type SurfaceFor, type WriteDeps } from './posting.js';
 import { type RunLinkDeps, withRunLink } from './run-link.js';
 import { statusOf } from './turn-headline.js';
@@ -77,8 +78,41 @@ export function provideFrameSender(deps: FrameSenderDeps) {
       return undefined;
     }
   };
+  /** Where the frame goes, as the budget counts it: its thread (an edit's, or the post's anchor), or the space. */
+  const scopeOf = (request: FrameRequest): BudgetScope => ({
+    space: request.space,
+    threadId: request.threadId ?? request.thread?.threadId,
+  });
   return frameSenderMachine.provide({
     actions: {
+      // The frame's own token: a post opens a message, an edit changes it; the terminal frame books a slot.
+      requestToken: budget.enabled
+        ? sendTo(
+            ({ system, context }) => system.get(budget.systemIdOf(context.request.space)),
+            ({ context, self }) => {
+              const { request } = context;
+              const ask = {
+                ...scopeOf(request),
+                cardId: request.turnId ?? '',
+                write: request.messageId !== undefined ? ('edit' as const) : ('post' as const),
+              };
+              return context.policy.token === 'terminal'
+                ? budget.terminal(ask, self)
+                : budget.progress(ask, self);
+            },
+          )
+        : raise(({ context }) =>
+            context.policy.token === 'terminal'
+              ? { type: 'budget.funded' as const }
+              : { type: 'budget.granted' as const },
+          ),
+      reportRateLimited: budget.enabled
+        ? sendTo(
+            ({ system, context }) => system.get(budget.systemIdOf(context.request.space)),
+            ({ context }, params: { retryAfterMs: number }) =>
+              budget.rateLimited(scopeOf(context.request), params.retryAfterMs),
+          )
+        : () => {},
       pickStatus: assign(({ context }) => {
         const { request, sent } = context;
         // A status is booked for the turn's card: a frame of no known turn shows none.

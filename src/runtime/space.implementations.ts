@@ -6,7 +6,6 @@
 import { enqueueActions, type Snapshot, sendTo } from 'xstate';
 import type { DeliveryOutput } from '../../machines/delivery.machine.js';
 import {
-  deadLetterReason,
   MAX_WARNINGS,
   type SpaceContext,
   spaceEventOf,
@@ -14,8 +13,6 @@ import {
   takeSlot,
   turnActorId,
   turnChildId,
-  undeliveredText,
-  withDeadLetter,
 } from '../../machines/space.machine.js';
 import type { TurnInput, TurnLogItem } from '../../machines/turn.machine.js';
 import { normalizeOption, type RunEvent } from '../events/schema.js';
@@ -24,6 +21,7 @@ import { type FrameLine, proseFrame } from '../surfaces/frame.js';
 import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { cardOf, isCardEvent } from './cards.js';
+import { deadLetterReason, undeliveredText, withDeadLetter } from './dead-letters.js';
 import { type DeliveryImplementationDeps, provideDeliveryMachine } from './delivery.implementations.js';
 import { headerAnchorOf } from './header-anchor.js'; // [writes]
 import { observed, type SnapshotListener } from './observed.js';

@@ -10,6 +10,7 @@ import type { BudgetReplyEvent } from '../../machines/budget.protocol.js';
 import type { RefusalReason } from '../budget/bucket.js';
 import type { BudgetConfig, BudgetInput } from '../budget/config.js';
 import { createBudgetImplementations } from '../budget/implementations.js';
+import { budgetMachineInput } from '../budget/machine-input.js';
 import { watchTimers } from './timers.js';
 
 export type BudgetTraceEntry =
@@ -87,7 +88,7 @@ export function createBudgetDriver(input: BudgetInput): BudgetDriver {
   const recorders = new Map<string, AnyActorRef>();
   const actor = createActor(budgetMachine.provide(createBudgetImplementations({ now: () => clock.now() })), {
     clock,
-    input,
+    input: budgetMachineInput(input),
     inspect: (inspection) => {
       // Recorders run in their own systems; only the budget's own steps count.
       if (inspection.type !== '@xstate.microstep' || inspection.actorRef !== actor) return;

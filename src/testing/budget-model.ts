@@ -28,6 +28,7 @@ import type { BudgetInEvent } from '../../machines/budget.protocol.js';
 import { cloneBudgetState } from '../budget/bucket.js';
 import type { BudgetInput } from '../budget/config.js';
 import { createBudgetImplementations } from '../budget/implementations.js';
+import { budgetMachineInput } from '../budget/machine-input.js';
 import { type BudgetDriver, checkBudgetTrace, createBudgetDriver, transitionKey } from './budget-driver.js';
 import { detachedScope } from './detached-scope.js';
 
@@ -202,7 +203,7 @@ export function createBudgetModelLogic(
         status: 'active',
         output: undefined,
         error: undefined,
-        machine: machine.getInitialSnapshot(scope as never, input),
+        machine: machine.getInitialSnapshot(scope as never, budgetMachineInput(input)),
         now: 0,
       };
     },

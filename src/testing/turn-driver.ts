@@ -316,8 +316,17 @@ function driveTurn(
   };
 
   const budgetRequests: BudgetInEvent['type'][] = [];
+  // The turn's own requests are answered by the commands (`grant`, `refuse`, `fund`); a frame sender that asks
+  // its own token is answered at once: the model answers its write (`respond`), and its token and retries are
+  // the frame sender's own model's (test/machines/frame-sender.test.ts).
   const budget = fromCallback<BudgetInEvent>(({ receive }) => {
-    receive((event) => budgetRequests.push(event.type));
+    receive((event) => {
+      budgetRequests.push(event.type);
+      if (!('replyTo' in event) || isTurn(event.replyTo)) return;
+      event.replyTo.send(
+        event.type === 'budget.terminal.book' ? { type: 'budget.funded' } : { type: 'budget.granted' },
+      );
+    });
   });
   const harness = setup({
     types: {

@@ -123,8 +123,7 @@ export interface TurnModelExercised {
 
 const flushWentOn = (key: string): boolean =>
   key.startsWith('turn.flushing.settled (always)') && !key.endsWith('→ turn.ended');
-const headerPosted = (key: string): boolean =>
-  key.startsWith('turn.heading.posting xstate.done.actor.postHeader');
+const headerPosted = (key: string): boolean => key.startsWith('turn.heading xstate.done.actor.postHeader');
 
 /**
  * Generates the model's paths for your settings and platform, replays each

@@ -7,6 +7,7 @@ import { budgetMachine } from '../../machines/budget.machine.js';
 import type { BudgetReplyEvent } from '../../machines/budget.protocol.js';
 import type { BudgetInput } from '../../src/budget/config.js';
 import { createBudgetImplementations } from '../../src/budget/implementations.js';
+import { budgetMachineInput } from '../../src/budget/machine-input.js';
 import { createBudgetDriver } from '../../src/testing/budget-driver.js';
 
 // Allowance 100 a minute, capacity 40, reserve 10: one token a second refills.
@@ -37,7 +38,7 @@ describe('budget machine', () => {
       budgetMachine.provide(createBudgetImplementations({ now: () => clock.now() })),
       {
         clock,
-        input,
+        input: budgetMachineInput(input),
       },
     ).start();
     budget.send({ type: 'budget.progress.request', cardId: 'a', channel: 'x', replyTo: turn });
@@ -258,7 +259,7 @@ describe('budget machine', () => {
 
   it('without createBudgetImplementations it fails with an error that says what to provide', async () => {
     const turn = createActor(fromCallback(() => {})).start();
-    const budget = createActor(budgetMachine, { input });
+    const budget = createActor(budgetMachine, { input: budgetMachineInput(input) });
     const errors: unknown[] = [];
     budget.subscribe({ error: (error) => errors.push(error) });
     budget.start();
@@ -268,10 +269,8 @@ describe('budget machine', () => {
   });
 
   it('refuses bad input with an error that names the field', () => {
-    const errors: unknown[] = [];
-    const budget = createActor(budgetMachine, { input: { ...input, ratePerMinute: -1 } });
-    budget.subscribe({ error: (error) => errors.push(error) });
-    budget.start();
-    expect(String(errors[0])).toMatch(/ratePerMinute must be a positive number, got -1/);
+    expect(() => budgetMachineInput({ ...input, ratePerMinute: -1 })).toThrow(
+      /ratePerMinute must be a positive number, got -1/,
+    );
   });
 });

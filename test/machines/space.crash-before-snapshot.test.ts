@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { startCrashingSpace } from './space.helpers.js';
 import { SPACE, settle } from './turn.helpers.js';
 
-/** A space whose turn EARLY throws in the entry action of its first state (a proactive turn's `heading`). */
+/** A space whose turn EARLY throws in its first step (a proactive turn choosing its `heading`). */
 const startSpace = () => startCrashingSpace('EARLY', 'bug in the entry action');
 
 describe('space supervision: a turn that crashes before its first snapshot', () => {

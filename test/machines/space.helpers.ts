@@ -41,11 +41,18 @@ export function startCrashingSpace(crashingTurn: string, error: string) {
   const implementations = createSpaceImplementations(deps);
   const turnLogic = provideTurnMachine(deps).provide({
     actions: {
-      // The crashing turn throws as it asks for a token (the first action of any write it makes).
+      // The crashing turn throws as it asks for a token (the first action of any write it makes itself).
       requestProgressToken: enqueueActions(({ context, enqueue }) => {
         if (context.turnId === crashingTurn) throw new Error(error);
         enqueue.raise({ type: 'budget.granted' });
       }),
+    },
+    guards: {
+      // A proactive turn's first step (its header's token is its frame sender's): it throws there.
+      needsHeader: ({ context }) => {
+        if (context.turnId === crashingTurn && context.header !== null) throw new Error(error);
+        return context.header !== null;
+      },
     },
   });
   const space = createActor(

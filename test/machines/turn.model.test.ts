@@ -33,9 +33,9 @@ describe('the turn machine definition, as the kit lists it', () => {
   it('lists every state and every transition, each once', () => {
     const states = turnMachineStateIds();
     const transitions = turnMachineTransitionKeys();
-    expect(states).toHaveLength(50);
+    expect(states).toHaveLength(47);
     expect(new Set(states).size).toBe(states.length);
-    expect(transitions).toHaveLength(159);
+    expect(transitions).toHaveLength(154);
     expect(new Set(transitions).size).toBe(transitions.length);
     for (const key of NOT_REACHABLE) expect(transitions).toContain(key);
   });
@@ -81,7 +81,6 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
     const replay = await replayTurnCommands(
       [
         { type: 'start', threaded: false, header: true },
-        { type: 'grant' },
         { type: 'end' },
         { type: 'respond', result: 'transient' },
       ],
@@ -181,7 +180,6 @@ describe('replayTurnCommands (one path, as a failure report gives it)', () => {
     const replay = await replayTurnCommands(
       [
         { type: 'start', threaded: false, header: true },
-        { type: 'grant' },
         { type: 'respond', result: 'ok' },
         { type: 'log', size: 'short' },
         { type: 'grant' },
@@ -238,10 +236,9 @@ describe('turnModelCommands (what the model may do next)', () => {
     );
   });
 
-  it('asks the budget for the header post of a proactive turn, then answers it like any other call', () => {
+  it('answers the header post of a proactive turn like any other call: its frame sender asks its own token', () => {
     const start: TurnCommand = { type: 'start', threaded: false, header: true };
-    expect(types([start])).toEqual(['log', 'log', 'grant', 'refuse', 'end', 'stop', 'restart']);
-    expect(types([start, { type: 'grant' }])).toEqual([
+    expect(types([start])).toEqual([
       'log',
       'log',
       'respond',
