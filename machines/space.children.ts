@@ -15,6 +15,12 @@ export const MAX_DEAD_LETTERS = 1000;
 
 export const turnChildId = (slot: number): string => `turn:${slot}`;
 export const deliveryChildId = (slot: number): string => `delivery:${slot}`;
+/** A turn's presence (reactions, typing): one per live turn, by turn id. */
+export const presenceChildId = (turnId: string): string => `presence:${turnId}`;
+
+/** Is an `xstate.done.actor.*` / `xstate.error.actor.*` event about a presence child? */
+export const isPresenceEvent = (eventType: string): boolean =>
+  /^xstate\.(?:done|error)\.actor\.presence:/.test(eventType);
 
 /** The id of the child an `xstate.done.actor.<id>` / `xstate.error.actor.<id>` event is about. */
 export const childIdOf = (eventType: string): string =>

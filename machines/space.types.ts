@@ -29,6 +29,8 @@ export interface SpaceSettings {
   finalReplyInThread: boolean;
   /** Proactive turns (a title, no root): `header` posts `🕒 <title>` and threads the log under it. Default `header`. */
   jobs: 'header' | 'top-level';
+  /** Reactions on a turn's roots (`visibility.reactions`, issue 26). Default true. */
+  reactions?: boolean;
 }
 
 export interface SpaceInput {

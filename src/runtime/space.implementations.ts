@@ -5,9 +5,11 @@
  */
 import { enqueueActions, type Snapshot, sendTo } from 'xstate';
 import type { DeliveryOutput } from '../../machines/delivery.machine.js';
+import type { PresenceInput, PresenceRoot } from '../../machines/presence.machine.js';
 import {
   deadLetterReason,
   MAX_WARNINGS,
+  presenceChildId,
   type SpaceContext,
   spaceEventOf,
   type spaceMachine,
@@ -21,6 +23,8 @@ import type { TurnInput, TurnLogItem } from '../../machines/turn.machine.js';
 import { normalizeOption, type RunEvent } from '../events/schema.js';
 import type { TurnlogStore } from '../store/store.js';
 import { type FrameLine, proseFrame } from '../surfaces/frame.js';
+import { OUTCOME_REACTIONS, WORKING_REACTION } from '../surfaces/reactions.js';
+import type { ChatSurface, ThreadAnchor } from '../surfaces/surface.js';
 import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { cardOf, isCardEvent } from './cards.js';
@@ -29,6 +33,7 @@ import { headerAnchorOf } from './header-anchor.js'; // [writes]
 import { observed, type SnapshotListener } from './observed.js';
 import type { PendingAnswerSink } from './pending-answers.js';
 import { surfaceResolver } from './posting.js';
+import { providePresenceMachine } from './presence.implementations.js';
 import { restorable } from './restorable.js';
 import {
   answerParts,
@@ -73,10 +78,19 @@ export interface SpaceImplementationDeps extends DeliveryImplementationDeps {
 
 export type SpaceImplementations = Parameters<typeof spaceMachine.provide>[0];
 
+/**
+ * Where a reaction on a message goes: the message, and its thread only when
+ * the message is inside one (a root is in its channel: on Discord its thread
+ * shares its id, and a reaction there would address the thread channel).
+ */
+export const reactionRoot = (messageId: string, threadId: string | undefined): PresenceRoot =>
+  threadId !== undefined && threadId !== messageId ? { messageId, threadId } : { messageId };
+
 export function createSpaceImplementations(deps: SpaceImplementationDeps): SpaceImplementations {
   const restorableTurn = restorable(provideTurnMachine(deps));
   const turnLogic = deps.onTurnSnapshot ? observed(restorableTurn, deps.onTurnSnapshot) : restorableTurn;
   const deliveryLogic = provideDeliveryMachine(deps);
+  const presenceLogic = providePresenceMachine(deps);
   /** The platform's limit for one message, from its surface. */
   const surfaceFor = surfaceResolver(deps.surfaces, deps.platforms);
   const acksOf = (space: string): boolean => {
@@ -152,11 +166,40 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       `card ${messageId} was posted but not registered (its buttons will not work): ${String(error)}`,
     );
 
+  /** A turn's presence: reactions on its root (`visibility.reactions`, a surface with reactions), typing where the platform has it. */
+  const presenceInputFor = (
+    context: SpaceContext,
+    turnId: string,
+    root: ThreadAnchor | null,
+  ): PresenceInput | undefined => {
+    let surface: ChatSurface;
+    try {
+      surface = surfaceFor(context.space);
+    } catch {
+      return undefined;
+    }
+    const reactions =
+      context.settings.reactions !== false &&
+      surface.reactions !== undefined &&
+      root?.rootMessageId !== undefined;
+    const typing = surface.typing !== undefined;
+    if (!reactions && !typing) return undefined;
+    return {
+      turnId,
+      space: context.space,
+      roots: reactions && root?.rootMessageId ? [reactionRoot(root.rootMessageId, root.threadId)] : [],
+      reactions,
+      typing,
+      emoji: { working: WORKING_REACTION, ...OUTCOME_REACTIONS },
+    };
+  };
+
   return {
     actors: {
       turn: turnLogic,
       delivery: deliveryLogic,
       strays: strayLogic,
+      presence: presenceLogic,
     },
     guards: {
       routesTo: ({ context }, params) => routeFor(context, params.event).kind === params.kind,
@@ -211,10 +254,18 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         };
         const { slot, slots } = takeSlot(context.turnSlots, turnId);
         enqueue.spawnChild('turn', { id: turnChildId(slot), input });
+        // Its presence (issue 26): 👀 on the person's message and typing from the start, then the outcome.
+        const presence = presenceInputFor(context, turnId, headed ? null : anchor);
+        if (presence) enqueue.spawnChild('presence', { id: presenceChildId(turnId), input: presence });
         enqueue.assign({
           turns: { ...context.turns, [turnId]: { anchor, dm, restarts: 0, mode: 'live', slot } },
           turnSlots: slots,
         });
+      }),
+      endPresence: enqueueActions(({ enqueue, self }, params) => {
+        const id = presenceChildId(params.turnId);
+        if (self.getSnapshot().children[id] === undefined) return;
+        enqueue.sendTo(id, { type: 'presence.end', outcome: params.outcome });
       }),
       forwardEntry: enqueueActions(({ context, enqueue }, params) => {
         const item = logItemOf(params.event);
