@@ -85,6 +85,8 @@ export const spaceMachine = setup({
   actions: {
     // Provided: they format entries, resolve anchors, spawn children, persist.
     startTurn: (_, _params: { event: RunEventOf<'turn_started'> }) => {},
+    /** Folds later messages into a live turn: `turn.adopt` and a log line each, its presence reacts on them. */
+    adoptMessages: (_, _params: { event: RunEventOf<'messages_adopted'> }) => {},
     forwardEntry: (_, _params: { event: RunEvent }) => {},
     forwardEntries: (_, _params: { events: RunEvent[] }) => {},
     deliverOrphan: (_, _params: { event: RunEvent; reason: string }) => {},
@@ -239,6 +241,20 @@ export const spaceMachine = setup({
             },
           },
           { actions: { type: 'startTurn', params: ({ event }) => ({ event: event.event }) } },
+        ],
+        'space.adopted': [
+          {
+            guard: { type: 'isLiveTurn', params: ({ event }) => ({ turnId: event.event.turnId }) },
+            actions: { type: 'adoptMessages', params: ({ event }) => ({ event: event.event }) },
+          },
+          {
+            actions: {
+              type: 'warn',
+              params: ({ event }) => ({
+                message: `messages_adopted for turn ${event.event.turnId}, which is not live here; nothing adopted`,
+              }),
+            },
+          },
         ],
         'space.turnEnded': [
           {

@@ -12,6 +12,7 @@ import { errorKind } from './errors.js';
 import { frameSenderMachine } from './frame-sender.machine.js';
 import { frameText } from './turn.policies.js';
 import {
+  type AdoptedMessage,
   DEFAULT_TURN_TITLE,
   type EditInput,
   FIRST_POST_ATTEMPTS,
@@ -50,6 +51,12 @@ export const turnSetup = setup({
     /** Remembers who asked the turn to stop (provided: it names the person as the chat may show). */
     recordStopRequest: (_, _params: { user: ActionUser }) => {},
     // Pure bookkeeping.
+    /** The turn answers these messages too (issue 26): listed in its view; a message already listed is kept once. */
+    recordAdopted: assign(({ context }, params: { messages: AdoptedMessage[] }) => {
+      const known = new Set((context.adopted ?? []).map((m) => m.messageId));
+      const fresh = params.messages.filter((m) => !known.has(m.messageId));
+      return { adopted: [...(context.adopted ?? []), ...fresh] };
+    }),
     recordOutcome: assign((_, params: { outcome: TurnOutcome }) => ({ outcome: params.outcome })),
     recordPosted: assign(({ context }, params: { message: PostedLog }) => ({
       ordinal: context.ordinal + 1,
@@ -190,4 +197,5 @@ export const initialTurnContext = (input: TurnInput): TurnContext => ({
   toolInFlight: null,
   lastToolAt: null,
   stopRequest: null,
+  adopted: [],
 });

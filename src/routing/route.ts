@@ -29,6 +29,8 @@ export const DESTINATION_KINDS: readonly DestinationKind[] = [
 export const DEFAULT_DESTINATIONS: Readonly<Record<RunEventType, DestinationKind>> = {
   inbound: 'drop',
   turn_started: 'drop',
+  // Lifecycle: the turn's log shows a line per adopted message (src/runtime/space.implementations.ts).
+  messages_adopted: 'drop',
   turn_ended: 'drop',
   // Echoing the user's own text back is noise; `filters.user` shows it.
   input: 'drop',

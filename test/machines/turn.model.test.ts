@@ -420,8 +420,26 @@ describe('checkFinishedTurn (the promises the kit checks)', () => {
       call({ messageId: 'm2', text: lines(3), notifies: true, details: { silent: true } }),
     ],
     messages: [
-      { id: 'm1', thread: 't', text: lines(1, 2), createdAt: 0, updatedAt: 1, edits: 1, deleted: false, reactions: [] },
-      { id: 'm2', thread: 't', text: lines(3), createdAt: 2, updatedAt: null, edits: 0, deleted: false, reactions: [] },
+      {
+        id: 'm1',
+        thread: 't',
+        text: lines(1, 2),
+        createdAt: 0,
+        updatedAt: 1,
+        edits: 1,
+        deleted: false,
+        reactions: [],
+      },
+      {
+        id: 'm2',
+        thread: 't',
+        text: lines(3),
+        createdAt: 2,
+        updatedAt: null,
+        edits: 0,
+        deleted: false,
+        reactions: [],
+      },
     ],
     logMessages: [
       { messageId: 'm1', threadId: 't', final: true },
