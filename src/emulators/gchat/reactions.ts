@@ -42,7 +42,7 @@ const resource = (messageName: string, reaction: GchatReaction) => ({
 
 /** One unicode emoji (a pictograph, flag or keycap), nothing else. */
 const UNICODE_EMOJI =
-  /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[#*0-9]\uFE0F?\u20E3)[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u200D\uFE0F]*$/u;
+  /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[#*0-9]\uFE0F?\u20E3)(?:\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|\u200D|\uFE0F)*$/u;
 
 function emojiOf(body: unknown): string {
   const emoji = (body as { emoji?: { unicode?: unknown; customEmoji?: unknown } } | null)?.emoji;
