@@ -102,6 +102,12 @@ export const presenceMachine = setup({
       return { eyed: [...context.eyed, job.root.messageId] };
     }),
     dropHead: assign(({ context }) => ({ jobs: context.jobs.slice(1) })),
+    /** The head 👀 failed for good (403, 404): there is none to remove at the end. */
+    unmarkSending: assign(({ context }) => {
+      const job = context.jobs[0];
+      if (!job || job.kind !== 'add' || job.emoji !== context.emoji.working) return {};
+      return { eyed: context.eyed.filter((id) => id !== job.root.messageId) };
+    }),
     /**
      * The end: 👀s not yet asked for are dropped; every root gets the
      * outcome's reaction, and the 👀 sent on it is removed.
@@ -215,6 +221,7 @@ export const presenceMachine = setup({
                       message: `could not ${context.jobs[0]?.kind === 'remove' ? 'remove' : 'add'} ${context.jobs[0]?.emoji} on ${context.jobs[0]?.root.messageId}: ${String((event.error as Error)?.message ?? event.error)}`,
                     }),
                   },
+                  'unmarkSending',
                   'dropHead',
                 ],
               },

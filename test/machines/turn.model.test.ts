@@ -63,7 +63,7 @@ describe('the turn machine definition, as the kit lists it', () => {
     const transitions = turnMachineTransitionKeys();
     expect(states).toHaveLength(50);
     expect(new Set(states).size).toBe(states.length);
-    expect(transitions).toHaveLength(159);
+    expect(transitions).toHaveLength(160);
     expect(new Set(transitions).size).toBe(transitions.length);
     for (const key of NOT_REACHABLE) expect(transitions).toContain(key);
   });
@@ -322,7 +322,7 @@ describe('turnModelCommands (what the model may do next)', () => {
 
   it('asks the budget for the header post of a proactive turn, then answers it like any other call', () => {
     const start: TurnCommand = { type: 'start', threaded: false, header: true };
-    expect(types([start])).toEqual(['log', 'log', 'grant', 'refuse', 'end', 'stop', 'restart']);
+    expect(types([start])).toEqual(['log', 'log', 'grant', 'refuse', 'end', 'stop', 'adopt', 'restart']);
     expect(types([start, { type: 'grant' }])).toEqual([
       'log',
       'log',
@@ -332,6 +332,7 @@ describe('turnModelCommands (what the model may do next)', () => {
       'respond',
       'end',
       'stop',
+      'adopt',
       'restart',
     ]);
   });
