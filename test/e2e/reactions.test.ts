@@ -13,6 +13,7 @@ import { startGchatE2E } from './gchat/harness.js';
 import { startSlackE2E } from './slack/harness.js';
 
 interface Harness {
+  surface: import('../../src/surfaces/surface.js').ChatSurface;
   send(event: Record<string, unknown>, space?: string): void;
   userMessage(ref: string): Promise<{ messageId: string; threadId: string }>;
   advance(ms: number): Promise<void>;
@@ -95,6 +96,24 @@ describe.each(Object.keys(PLATFORMS))('%s: reactions on the turn root', (platfor
     expect(e.warnings.some((w) => /could not add 👀/.test(w))).toBe(true);
     const writes = e.calls().filter((c) => (c.op === 'create' || c.op === 'update') && c.status < 300);
     expect(writes.some((c) => c.text?.includes('Done.'))).toBe(true);
+  });
+
+  it("the surface's reactions: adding one already there and removing one not there both succeed", async () => {
+    e = await start({ visibility: { reactions: false } });
+    const root = await e.userMessage('u1');
+    const space = {
+      gchat: 'gchat:spaces/AAAA',
+      slack: 'slack:C0E2ESLACK',
+      discord: 'discord:1800000000000000001',
+    }[platform]!;
+    const reactions = e.surface.reactions!;
+    const req = { space, messageId: root.messageId, emoji: '👀' };
+    await reactions.add(req);
+    await reactions.add(req);
+    expect(emojiOn(e.rootOf(root.messageId))).toEqual(['👀']);
+    await reactions.remove(req);
+    await reactions.remove(req);
+    expect(emojiOn(e.rootOf(root.messageId))).toEqual([]);
   });
 
   it('visibility.reactions: false leaves the message alone', async () => {

@@ -27,7 +27,16 @@ describe('createMessageStore', () => {
         deleted: false,
         reactions: [],
       },
-      { id: 'b', thread: 'a', text: 'two', createdAt: 1000, updatedAt: null, edits: 0, deleted: true },
+      {
+        id: 'b',
+        thread: 'a',
+        text: 'two',
+        createdAt: 1000,
+        updatedAt: null,
+        edits: 0,
+        deleted: true,
+        reactions: [],
+      },
     ]);
     expect(store.get('a')?.data).toEqual({ flags: 4096 });
     expect(() => store.edit('b', 'late')).toThrow('message "b" is deleted');
