@@ -200,7 +200,6 @@ export const turnEndedEventSchema = z.looseObject({
 export const runEventSchema = z.discriminatedUnion('type', [
   inboundEventSchema,
   turnStartedEventSchema,
-  messagesAdoptedEventSchema,
   inputEventSchema,
   toolCallEventSchema,
   toolResultEventSchema,
@@ -213,6 +212,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
   answerEventSchema,
   questionEventSchema,
   turnEndedEventSchema,
+  messagesAdoptedEventSchema,
 ]);
 
 export type RunEvent = z.infer<typeof runEventSchema>;

@@ -3,7 +3,7 @@
  * "DM behavior", "Configuration"; docs/events.md). Pure.
  *
  * Resolution order:
- * 1. The turn lifecycle (`inbound`, `turn_started`, `turn_ended`) is never
+ * 1. The turn lifecycle (`inbound`, `turn_started`, `messages_adopted`, `turn_ended`) is never
  *    routed: the runtime acts on it (records the anchor, opens, flushes and
  *    closes the turn). Always `drop`, whatever the filters say.
  * 2. `filters.destinations[type]` when set; else the `verbose` / `user` /
@@ -47,7 +47,12 @@ export const DEFAULT_DESTINATIONS: Readonly<Record<RunEventType, DestinationKind
   answer: 'top-level',
 };
 
-const LIFECYCLE: ReadonlySet<RunEventType> = new Set(['inbound', 'turn_started', 'turn_ended']);
+const LIFECYCLE: ReadonlySet<RunEventType> = new Set([
+  'inbound',
+  'turn_started',
+  'messages_adopted',
+  'turn_ended',
+]);
 
 export function routeEvent(event: RunEvent, space: SpaceRoutingConfig): Destination {
   if (LIFECYCLE.has(event.type)) return { kind: 'drop' };
@@ -96,7 +101,7 @@ export function validateRoutingFilters(filters: RoutingFilters): RoutingFilters 
     }
     if (LIFECYCLE.has(type as RunEventType)) {
       throw new Error(
-        `${where}: the turn lifecycle (inbound, turn_started, turn_ended) is handled by the runtime and is never routed`,
+        `${where}: the turn lifecycle (inbound, turn_started, messages_adopted, turn_ended) is handled by the runtime and is never routed`,
       );
     }
     if (kind === undefined || !DESTINATION_KINDS.includes(kind)) {
