@@ -62,6 +62,10 @@ export interface AdvisoryRequestEvent {
   /** What the write is (`typing`): echoed in the answer so the asker can tell its answers apart. */
   purpose: string;
   replyTo: AnyActorRef;
+  /** The platform's rate channel the write goes to (a space on Google Chat), when known. */
+  channel?: string;
+  /** The platform method it calls (`reactions.add`), for a budget that counts per method (Slack). */
+  method?: string;
 }
 
 /** Anyone → budget: the platform answered 429: cool off the whole scope. */

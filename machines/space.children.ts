@@ -13,6 +13,12 @@ export const MAX_WARNINGS = 100;
 
 export const turnChildId = (slot: number): string => `turn:${slot}`;
 export const deliveryChildId = (slot: number): string => `delivery:${slot}`;
+/** A turn's presence (reactions, typing): one per live turn, by turn id. */
+export const presenceChildId = (turnId: string): string => `presence:${turnId}`;
+
+/** Is an `xstate.done.actor.*` / `xstate.error.actor.*` event about a presence child? */
+export const isPresenceEvent = (eventType: string): boolean =>
+  /^xstate\.(?:done|error)\.actor\.presence:/.test(eventType);
 
 /** The id of the child an `xstate.done.actor.<id>` / `xstate.error.actor.<id>` event is about. */
 export const childIdOf = (eventType: string): string =>
@@ -81,11 +87,26 @@ export const deliveryOutputOf = (output: unknown): DeliveryOutput | null =>
   isDeliveryOutput(output) ? output : null;
 
 export function anchorOf(event: RunEventOf<'inbound'>): InboundAnchor {
+  const { text, user } = event as { text?: unknown; user?: unknown };
   return {
     messageId: event.messageId,
     ...(event.threadId ? { threadId: event.threadId } : {}),
     ...(event.ref ? { ref: event.ref } : {}),
+    // Kept short: only the first words are ever shown (an adopted message's log line).
+    ...(typeof text === 'string' ? { text: text.slice(0, 200) } : {}),
+    ...(typeof user === 'string' ? { user } : {}),
   };
+}
+
+/** The message ids a live turn answers (its root and what it adopted), by turn, other than `except`. */
+export function liveRootsOf(context: SpaceContext, except?: string): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const [turnId, record] of Object.entries(context.turns)) {
+    if (turnId === except || record.mode !== 'live') continue;
+    if (record.anchor?.rootMessageId) owners.set(record.anchor.rootMessageId, turnId);
+    for (const id of record.adopted ?? []) owners.set(id, turnId);
+  }
+  return owners;
 }
 
 export function orphanReason(event: RunEvent, context: SpaceContext): string {

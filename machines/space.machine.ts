@@ -34,12 +34,14 @@ import type { DestinationKind, SpaceRoutingConfig } from '../src/routing/types.j
 import type { FrameCard } from '../src/surfaces/frame.js';
 import type { DeliveryInput, DeliveryOutput } from './delivery.machine.js';
 import { deliveryMachine } from './delivery.machine.js';
+import { presenceMachine } from './presence.machine.js';
 import {
   anchorOf,
   childIdOf,
   childSlot,
   crashNote,
   deliveryOutputOf,
+  isPresenceEvent,
   MAX_WARNINGS,
   orphanReason,
   releaseSlot,
@@ -77,10 +79,14 @@ export const spaceMachine = setup({
     turn: turnMachine,
     delivery: deliveryMachine,
     strays: strayLogMachine,
+    /** A turn's reactions and typing (machines/presence.machine.ts), child `presence:<turnId>`. */
+    presence: presenceMachine,
   },
   actions: {
     // Provided: they format entries, resolve anchors, spawn children, persist.
     startTurn: (_, _params: { event: RunEventOf<'turn_started'> }) => {},
+    /** Folds later messages into a live turn: `turn.adopt` and a log line each, its presence reacts on them. */
+    adoptMessages: (_, _params: { event: RunEventOf<'messages_adopted'> }) => {},
     forwardEntry: (_, _params: { event: RunEvent }) => {},
     forwardEntries: (_, _params: { events: RunEvent[] }) => {},
     deliverOrphan: (_, _params: { event: RunEvent; reason: string }) => {},
@@ -129,6 +135,10 @@ export const spaceMachine = setup({
       }),
     ),
     stopTurn: stopChild(({ context }, params: { turnId: string }) => turnActorId(context, params.turnId)),
+    /** Provided: tells the turn's presence (if it has one) how the turn ended: its final reactions go out. */
+    endPresence: (_, _params: { turnId: string; outcome: TurnOutcome }) => {},
+    /** A presence child is done (every reaction written) or failed: it leaves the space's children. */
+    stopPresence: stopChild((_, params: { childId: string }) => params.childId),
     /**
      * A finished (or failed) delivery leaves the space's children: XState keeps
      * a done child there until it is stopped, and copies the children on every
@@ -177,6 +187,7 @@ export const spaceMachine = setup({
       params.turnId !== undefined && context.turns[params.turnId]?.mode === 'live',
     isKnownTurn: ({ context }, params: { turnId: string | undefined }) =>
       params.turnId !== undefined && context.turns[params.turnId] !== undefined,
+    isPresenceChild: (_, params: { eventType: string }) => isPresenceEvent(params.eventType),
     canRestart: ({ context }, params: { turnId: string }) =>
       (context.turns[params.turnId]?.restarts ?? Number.POSITIVE_INFINITY) < context.settings.maxRestarts,
   },
@@ -231,13 +242,33 @@ export const spaceMachine = setup({
           },
           { actions: { type: 'startTurn', params: ({ event }) => ({ event: event.event }) } },
         ],
+        'space.adopted': [
+          {
+            guard: { type: 'isLiveTurn', params: ({ event }) => ({ turnId: event.event.turnId }) },
+            actions: { type: 'adoptMessages', params: ({ event }) => ({ event: event.event }) },
+          },
+          {
+            actions: {
+              type: 'warn',
+              params: ({ event }) => ({
+                message: `messages_adopted for turn ${event.event.turnId}, which is not live here; nothing adopted`,
+              }),
+            },
+          },
+        ],
         'space.turnEnded': [
           {
             guard: { type: 'isLiveTurn', params: ({ event }) => ({ turnId: event.event.turnId }) },
-            actions: {
-              type: 'endTurn',
-              params: ({ event }) => ({ turnId: event.event.turnId, outcome: event.event.outcome }),
-            },
+            actions: [
+              {
+                type: 'endTurn',
+                params: ({ event }) => ({ turnId: event.event.turnId, outcome: event.event.outcome }),
+              },
+              {
+                type: 'endPresence',
+                params: ({ event }) => ({ turnId: event.event.turnId, outcome: event.event.outcome }),
+              },
+            ],
           },
           {
             // Crashed for good: its record (no actor, no slot) goes with its end.
@@ -347,6 +378,10 @@ export const spaceMachine = setup({
         },
         'xstate.done.actor.*': [
           {
+            guard: { type: 'isPresenceChild', params: ({ event }) => ({ eventType: event.type }) },
+            actions: { type: 'stopPresence', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
+          },
+          {
             guard: {
               type: 'isKnownTurn',
               params: ({ event, context }) => ({ turnId: turnOfChild(context, event.type) }),
@@ -378,6 +413,19 @@ export const spaceMachine = setup({
           },
         ],
         'xstate.error.actor.*': [
+          {
+            // Reactions and typing are advisory: a failed presence is a warning, never the turn's failure.
+            guard: { type: 'isPresenceChild', params: ({ event }) => ({ eventType: event.type }) },
+            actions: [
+              {
+                type: 'warn',
+                params: ({ event }) => ({
+                  message: `${childIdOf(event.type)} failed: ${String(event.error)}`,
+                }),
+              },
+              { type: 'stopPresence', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
+            ],
+          },
           {
             guard: { type: 'canRestart', params: childTurn },
             actions: {

@@ -16,6 +16,9 @@ export interface InboundAnchor {
   messageId: string;
   threadId?: string;
   ref?: string;
+  /** What the person wrote and who they are, as intake saw it (shown when the message is adopted). */
+  text?: string;
+  user?: string;
 }
 
 export interface SpaceSettings {
@@ -29,6 +32,8 @@ export interface SpaceSettings {
   finalReplyInThread: boolean;
   /** Proactive turns (a title, no root): `header` posts `🕒 <title>` and threads the log under it. Default `header`. */
   jobs: 'header' | 'top-level';
+  /** Reactions on a turn's roots (`visibility.reactions`, issue 26). Default true. */
+  reactions?: boolean;
 }
 
 export interface SpaceInput {
@@ -48,6 +53,8 @@ export interface TurnRecord {
   mode: 'live' | 'crashed';
   /** The slot its actor runs in (child id `turn:<slot>`); null once it crashed for good (no actor). */
   slot: number | null;
+  /** Messages of people the turn adopted (`messages_adopted`): no other turn may adopt them. */
+  adopted?: string[];
 }
 
 /** A turn handed to `space.restore`: the space gives it a slot like a new one. */
@@ -93,6 +100,8 @@ export type SpaceRunEvent =
   | { type: 'space.inbound'; event: RunEventOf<'inbound'> }
   | { type: 'space.turnStarted'; event: RunEventOf<'turn_started'> }
   | { type: 'space.turnEnded'; event: RunEventOf<'turn_ended'> }
+  /** Later messages of people folded into a live turn (issue 26). */
+  | { type: 'space.adopted'; event: RunEventOf<'messages_adopted'> }
   /** Any other event: routed to a live turn's log, the stray log, a card or a top-level answer. */
   | { type: 'space.entry'; event: RunEvent };
 
@@ -144,6 +153,8 @@ export function spaceEventOf(event: RunEvent): SpaceRunEvent {
       return { type: 'space.turnStarted', event };
     case 'turn_ended':
       return { type: 'space.turnEnded', event };
+    case 'messages_adopted':
+      return { type: 'space.adopted', event };
     default:
       return { type: 'space.entry', event };
   }

@@ -67,6 +67,10 @@ export const turnMachine = turnSetup.createMachine({
     },
     // A frame in flight: its sender re-arms what XState does not restore (its status booking's wait).
     'turn.recover': { actions: 'recoverFrameSender' },
+    // Anywhere: later messages join the turn (issue 26); their log lines come as `turn.log`, the answer goes once.
+    'turn.adopt': {
+      actions: { type: 'recordAdopted', params: ({ event }) => ({ messages: event.messages }) },
+    },
   },
   initial: 'idle',
   states: {

@@ -13,6 +13,7 @@ import { fastAssign } from './fast-assign.js';
 import { frameSenderMachine } from './frame-sender.machine.js';
 import { frameText } from './turn.policies.js';
 import {
+  type AdoptedMessage,
   DEFAULT_TURN_TITLE,
   type EditInput,
   FIRST_POST_ATTEMPTS,
@@ -51,6 +52,12 @@ export const turnSetup = setup({
     /** Remembers who asked the turn to stop (provided: it names the person as the chat may show). */
     recordStopRequest: (_, _params: { user: ActionUser }) => {},
     // Pure bookkeeping.
+    /** The turn answers these messages too (issue 26): listed in its view; a message already listed is kept once. */
+    recordAdopted: fastAssign(({ context }, params: { messages: AdoptedMessage[] }) => {
+      const known = new Set((context.adopted ?? []).map((m) => m.messageId));
+      const fresh = params.messages.filter((m) => !known.has(m.messageId));
+      return { adopted: [...(context.adopted ?? []), ...fresh] };
+    }),
     recordOutcome: fastAssign((_, params: { outcome: TurnOutcome }) => ({ outcome: params.outcome })),
     recordPosted: fastAssign(({ context }, params: { message: PostedLog }) => ({
       ordinal: context.ordinal + 1,
@@ -193,4 +200,5 @@ export const initialTurnContext = (input: TurnInput): TurnContext => ({
   toolInFlight: null,
   lastToolAt: null,
   stopRequest: null,
+  adopted: [],
 });

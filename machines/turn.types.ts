@@ -157,6 +157,8 @@ export interface TurnContext {
   lostThread?: boolean;
   /** Who asked the turn to stop (Stop on the log): shown until `turn_ended`; null when no one did. */
   stopRequest: { by: string } | null;
+  /** Messages the turn adopted (its roots besides `anchor`), for its view; absent in snapshots from before issue 26. */
+  adopted?: AdoptedMessage[];
 }
 
 /** A log entry, and the tool it starts when it is a `tool_call` (for the headline's `now`). */
@@ -164,6 +166,12 @@ export interface TurnLogItem {
   entry: TurnLogEntry;
   tool?: string;
   decision?: 'approved' | 'rejected';
+}
+
+/** A person's message a turn adopted: where it is. */
+export interface AdoptedMessage {
+  messageId: string;
+  threadId?: string;
 }
 
 export type TurnEvent =
@@ -181,6 +189,8 @@ export type TurnEvent =
   | { type: 'turn.flush' }
   /** A person pressed Stop on the log (src/actions/clicks.ts): the headline says so, the button goes. */
   | { type: 'turn.stopRequested'; user: ActionUser }
+  /** Later messages of people joined the turn (`messages_adopted`, issue 26): it answers them too. */
+  | { type: 'turn.adopt'; messages: AdoptedMessage[] }
   | GrantedEvent
   | RefusedEvent
   | FundedEvent;

@@ -59,6 +59,12 @@ export const visibilitySchema = z
       .describe(
         'A Stop button on the live log; a click becomes a stop action and the log shows "stopping…".',
       ),
+    reactions: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Reactions on the person's message (and adopted ones): 👀 while the turn runs, then ✅ ok, ❌ error or ⏹️ stopped, the 👀 removed. Advisory writes: never delay a frame or answer.",
+      ),
     timeZone: z.string().optional().describe("IANA time zone of the HH:MM:SS stamps; default the process's."),
   })
   .strict();

@@ -29,7 +29,7 @@ import { TurnSequencer } from './events/sequence.js';
 import type { PlatformCapabilities } from './registry/descriptor.js';
 import { asPlatformRegistry, type PlatformRegistry } from './registry/registry.js';
 import { createActorSystem } from './runtime/actor-system.js';
-import { createAdmission } from './runtime/admission.js';
+import { adoptionConflict, createAdmission } from './runtime/admission.js';
 import { createDurability, messageOf } from './runtime/durability.js';
 import { createLiveActors } from './runtime/live-actors.js';
 import { createPendingAnswers } from './runtime/pending-answers.js';
@@ -96,7 +96,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const durability = createDurability(logger);
   const sequencer = new TurnSequencer({ now: () => clock.now() });
   const runRecord = createRunRecord({ store, clock, sequencer, durability });
-  const admit = createAdmission({ registry, surfaces, sequencer, runRecord });
+  const admit = createAdmission({
+    registry,
+    surfaces,
+    sequencer,
+    runRecord,
+    refuse: (event) => adoptionConflict(event, live.spaces()),
+  });
   const overrides = createSpaceOverrides(config);
   // deciders (issue 22.2): who may decide a turn's cards, and which turns ended.
   const deciders = createDeciderBook({ config, store, stopButton: config.visibility.stopButton });
@@ -326,6 +332,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         dm: event.dm,
         at: event.at,
         eventId: `intake:${event.dedupeKey}`,
+        // Shown (redacted, the first words) if a turn adopts the message (issue 26).
+        text: event.text,
+        user: event.user.name ?? event.user.id,
       });
       if (!result.ok) return { status: 'unknown', text: result.error };
       deciders.noteMessage(event.space, event.messageId, id, event.user); // deciders (issue 22.2)

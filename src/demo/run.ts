@@ -67,6 +67,8 @@ export interface PlatformFigures {
   answers: number;
   logMessages: number;
   secretsLeaked: number;
+  /** Reactions added or removed on people's messages that landed (👀, then ✅ / ❌ / ⏹️). */
+  reactions: number;
 }
 
 export interface DemoSummary {
@@ -207,6 +209,9 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
         messageId: posted.messageId,
         ...(posted.threadId === undefined ? {} : { threadId: posted.threadId }),
         ref: m.ref,
+        // What a turn that adopts it shows (issue 26): who and the first words.
+        text: m.text,
+        user: 'demo person',
       };
     });
     await send(inbound);
@@ -444,6 +449,7 @@ export function summarize(
     answers: answers.length,
     logMessages: created.filter((c) => c.thread !== null).length,
     secretsLeaked: texts.filter((t) => t.includes(scenario.plantedSecret) || t.includes('hunter2')).length,
+    reactions: ok.filter((c) => c.op === 'reaction').length,
   };
 }
 
@@ -459,6 +465,7 @@ export function formatSummary(s: DemoSummary): string {
     ['final frames landed', (f) => `${f.finalFramesLanded}/${f.turns}`],
     ['answers landed', (f) => `${f.answersLanded}/${f.answers}`],
     ['secrets leaked', (f) => f.secretsLeaked],
+    ['reactions (👀, then ✅)', (f) => f.reactions],
   ];
   const width = Math.max(12, ...s.platforms.map((f) => f.label.length + 2));
   const line = (label: string, cells: string[]) =>

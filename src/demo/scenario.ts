@@ -8,7 +8,9 @@
  * an output long enough to roll the log over, leaks a secret in a tool
  * output (redacted before it reaches the platform) and answers. Turn B is a
  * short turn running alongside it. Turns C (Slack) and D (Discord) each read,
- * run a command whose output carries the same secret, and answer.
+ * run a command whose output carries the same secret, and answer; the Slack
+ * turn adopts the person's follow-up (`messages_adopted`). Every person's
+ * message gets 👀, then ✅ (`visibility.reactions`).
  *
  * Deterministic: the same steps every run. A step is a batch of events sent
  * together, then a pause (scaled by the demo's `--speed`).
@@ -133,8 +135,14 @@ export function demoScenario(spaces: Record<DemoPlatformId, string> = DEMO_SPACE
       pauseMs: 400,
     },
     {
-      label: 'turn B reads one file; the Slack and Discord turns print a secret (redacted)',
-      events: [...readBurst(B, ['src/lib/cache.ts']), ...leak(C), ...leak(D)],
+      label:
+        'turn B reads one file; the Slack turn adopts a follow-up; Slack and Discord print a secret (redacted)',
+      events: [
+        ...readBurst(B, ['src/lib/cache.ts']),
+        { type: 'messages_adopted', turnId: C, refs: ['msg-slack-2'] },
+        ...leak(C),
+        ...leak(D),
+      ],
       pauseMs: 300,
     },
     {
@@ -289,6 +297,8 @@ export function demoScenario(spaces: Record<DemoPlatformId, string> = DEMO_SPACE
       { ref: 'msg-a', text: 'Why is the users endpoint slow? Fix it and run the tests.', platform: 'gchat' },
       { ref: 'msg-b', text: 'What does src/lib/cache.ts do?', platform: 'gchat' },
       { ref: 'msg-slack', text: 'Which logger do we use?', platform: 'slack' },
+      // A follow-up while the Slack turn works: the turn adopts it (issue 26).
+      { ref: 'msg-slack-2', text: 'Also: does it log request ids?', platform: 'slack' },
       { ref: 'msg-discord', text: 'How is the database pool configured?', platform: 'discord' },
     ],
     // Each event names its space, from the platform its turn plays on.

@@ -80,4 +80,12 @@ export interface EmulatedMessage {
   buttons?: EmulatedButton[];
   /** What the platform shows where the card cannot be (notifications, clients without cards). */
   fallbackText?: string;
+  /** Reactions on the message (`emoji` as the unicode character, also on Slack); empty when there is none. */
+  reactions: EmulatedReaction[];
+}
+
+/** A reaction as a person sees it: the emoji (unicode) and the platform user id of who added it. */
+export interface EmulatedReaction {
+  emoji: string;
+  user: string;
 }

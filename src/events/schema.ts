@@ -79,6 +79,28 @@ export const turnStartedEventSchema = z.looseObject({
   requestedBy: nonEmpty.optional(),
 });
 
+/**
+ * Later messages of people folded into the running turn (the seed's merged
+ * turns, issue 26): each is acknowledged where it is (a reaction), the log
+ * says so, the answer still goes once. By id, or by `refs` (action ids or
+ * `inbound` refs, looked up like `turn_started.rootRef`).
+ */
+export const messagesAdoptedEventSchema = z
+  .looseObject({
+    type: z.literal('messages_adopted'),
+    ...turnScoped,
+    messages: z
+      .array(
+        z.looseObject({ messageId: nonEmpty, threadId: nonEmpty.optional(), text: z.string().optional() }),
+      )
+      .optional(),
+    refs: z.array(nonEmpty).optional(),
+  })
+  .refine((event) => (event.messages?.length ?? 0) + (event.refs?.length ?? 0) > 0, {
+    message: 'messages_adopted needs at least one of messages or refs',
+    path: ['messages'],
+  });
+
 export const inputEventSchema = z.looseObject({ type: z.literal('input'), ...turnScoped, text: z.string() });
 
 export const toolCallEventSchema = z.looseObject({
@@ -190,6 +212,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
   answerEventSchema,
   questionEventSchema,
   turnEndedEventSchema,
+  messagesAdoptedEventSchema,
 ]);
 
 export type RunEvent = z.infer<typeof runEventSchema>;
@@ -207,7 +230,7 @@ export function runEventSchemaFor(platforms: PlatformRegistry | undefined): type
     schema = z.discriminatedUnion(
       'type',
       runEventSchema.options.map((option) =>
-        option.extend({ space }),
+        option.safeExtend({ space }),
       ) as unknown as typeof runEventSchema.options,
     ) as unknown as typeof runEventSchema;
     schemasFor.set(platforms, schema);

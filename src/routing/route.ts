@@ -3,7 +3,7 @@
  * "DM behavior", "Configuration"; docs/events.md). Pure.
  *
  * Resolution order:
- * 1. The turn lifecycle (`inbound`, `turn_started`, `turn_ended`) is never
+ * 1. The turn lifecycle (`inbound`, `turn_started`, `messages_adopted`, `turn_ended`) is never
  *    routed: the runtime acts on it (records the anchor, opens, flushes and
  *    closes the turn). Always `drop`, whatever the filters say.
  * 2. `filters.destinations[type]` when set; else the `verbose` / `user` /
@@ -29,6 +29,8 @@ export const DESTINATION_KINDS: readonly DestinationKind[] = [
 export const DEFAULT_DESTINATIONS: Readonly<Record<RunEventType, DestinationKind>> = {
   inbound: 'drop',
   turn_started: 'drop',
+  // Lifecycle: the turn's log shows a line per adopted message (src/runtime/space.implementations.ts).
+  messages_adopted: 'drop',
   turn_ended: 'drop',
   // Echoing the user's own text back is noise; `filters.user` shows it.
   input: 'drop',
@@ -45,7 +47,12 @@ export const DEFAULT_DESTINATIONS: Readonly<Record<RunEventType, DestinationKind
   answer: 'top-level',
 };
 
-const LIFECYCLE: ReadonlySet<RunEventType> = new Set(['inbound', 'turn_started', 'turn_ended']);
+const LIFECYCLE: ReadonlySet<RunEventType> = new Set([
+  'inbound',
+  'turn_started',
+  'messages_adopted',
+  'turn_ended',
+]);
 
 export function routeEvent(event: RunEvent, space: SpaceRoutingConfig): Destination {
   if (LIFECYCLE.has(event.type)) return { kind: 'drop' };
@@ -94,7 +101,7 @@ export function validateRoutingFilters(filters: RoutingFilters): RoutingFilters 
     }
     if (LIFECYCLE.has(type as RunEventType)) {
       throw new Error(
-        `${where}: the turn lifecycle (inbound, turn_started, turn_ended) is handled by the runtime and is never routed`,
+        `${where}: the turn lifecycle (inbound, turn_started, messages_adopted, turn_ended) is handled by the runtime and is never routed`,
       );
     }
     if (kind === undefined || !DESTINATION_KINDS.includes(kind)) {

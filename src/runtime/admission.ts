@@ -10,6 +10,8 @@
  * second pass after parsing found nothing (test/events/redact-once.test.ts)
  * (issue 24 item 1).
  */
+
+import { liveRootsOf, type SpaceContext } from '../../machines/space.machine.js';
 import { parseRunEvent } from '../events/parse.js';
 import type { RunEvent } from '../events/schema.js';
 import { KeyStreams, scrubInput } from '../events/scrub.js';
@@ -30,9 +32,38 @@ export interface AdmissionDeps {
   surfaces: Partial<Record<string, ChatSurface>>;
   sequencer: TurnSequencer;
   runRecord: RunRecord;
+  /** Why an event that parses cannot be applied now (a message another live turn answers), or undefined. */
+  refuse?: (event: RunEvent) => string | undefined;
 }
 
-export function createAdmission({ registry, surfaces, sequencer, runRecord }: AdmissionDeps) {
+/**
+ * A `messages_adopted` that names a message another live turn of the space
+ * answers (its root, or one it adopted): a message joins one turn only.
+ * `spaces` are the live spaces' contexts.
+ */
+export function adoptionConflict(
+  event: RunEvent,
+  spaces: Iterable<{ context: SpaceContext }>,
+): string | undefined {
+  if (event.type !== 'messages_adopted') return undefined;
+  for (const { context } of spaces) {
+    if (context.space !== event.space) continue;
+    const owners = liveRootsOf(context, event.turnId);
+    const byRef = (ref: string) => [...context.anchors].reverse().find((a) => a.ref === ref)?.messageId;
+    const named = [
+      ...(event.messages ?? []).map((m) => ({ id: m.messageId, as: m.messageId })),
+      ...(event.refs ?? []).map((ref) => ({ id: byRef(ref), as: ref })),
+    ];
+    for (const { id, as } of named) {
+      const owner = id === undefined ? undefined : owners.get(id);
+      if (owner !== undefined)
+        return `messages_adopted: message ${as} belongs to live turn ${owner}; a message joins one turn only`;
+    }
+  }
+  return undefined;
+}
+
+export function createAdmission({ registry, surfaces, sequencer, runRecord, refuse }: AdmissionDeps) {
   /** Private keys streamed across events: a chunk's key stays hidden in the chunks after it. */
   const keyStreams = new KeyStreams();
   const reject = (error: string, input: unknown): Admitted => {
@@ -49,6 +80,8 @@ export function createAdmission({ registry, surfaces, sequencer, runRecord }: Ad
     const platform = registry.forSpace(parsed.event.space).id;
     if (!surfaces[platform])
       return reject(`no ${platform} surface is configured for space ${parsed.event.space}`, input);
+    const refused = refuse?.(parsed.event);
+    if (refused !== undefined) return reject(refused, input);
     const event = parsed.event;
     runRecord.recall(event);
     const stamped = sequencer.stamp(event);

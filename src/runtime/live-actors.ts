@@ -76,6 +76,8 @@ export function createLiveActors(root: () => AnyActorRef) {
   }
 
   return {
+    /** Every space actor with its context (an adoption is checked against the space's live turns). */
+    spaces,
     turnActor: (turnId: string): AnyActorRef | undefined => find(turnId)?.actor,
     spaceOfTurn: (turnId: string): string | undefined => find(turnId)?.space,
     work,

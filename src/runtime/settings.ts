@@ -48,6 +48,7 @@ export function spaceSettingsFor(
     maxRestarts: runtime.maxTurnRestarts,
     finalReplyInThread: visibility.finalReplyInThread,
     jobs: visibility.jobs,
+    reactions: visibility.reactions,
   };
 }
 

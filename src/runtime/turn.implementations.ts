@@ -62,6 +62,8 @@ export interface TurnImplementationDeps extends RunLinkDeps {
   now?: () => number;
   /** The runtime's clock, which pacing and a status clear wait on. Default: the system clock. */
   clock?: Clock;
+  /** Type in the live log's thread while it is quiet (the turn's ticking), instead of the presence child. Default false. */
+  typingInLog?: boolean;
 }
 
 /**
@@ -103,8 +105,14 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       return undefined;
     }
   };
+  /**
+   * The turn's presence child types from the start, every 8 s while the turn
+   * is live (issue 26, src/runtime/presence.implementations.ts); the log's
+   * own ticking keeps only the edit window. `typingInLog` (tests of the
+   * machine's ticking) types in the log's thread instead.
+   */
   const showsTyping = (context: TurnContext): boolean =>
-    typeof surfaceIfAny(context.space)?.typing === 'function';
+    deps.typingInLog === true && typeof surfaceIfAny(context.space)?.typing === 'function';
   /** When the live log message's edit window closes (epoch ms), or null when it has none. */
   const editWindowEnd = (context: TurnContext): number | null => {
     const postedAt = context.current?.postedAt;

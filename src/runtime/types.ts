@@ -86,6 +86,8 @@ export interface TurnView {
   /** Log entries the turn received. */
   entries: number;
   logMessages: { messageId: string; threadId?: string; final: boolean }[];
+  /** The people's messages the turn answers: its root, then those it adopted (`messages_adopted`). */
+  roots?: { messageId: string; threadId?: string }[];
   degraded: boolean;
   outcome?: string;
   warnings?: string[];

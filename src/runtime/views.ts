@@ -29,6 +29,17 @@ export function viewOf(snapshot: AnyMachineSnapshot): TurnView {
     state: snapshot.status === 'done' ? 'ended' : stateString(snapshot.value),
     entries: context.entryCount,
     logMessages: context.logMessages.map((m) => ({ ...m })),
+    roots: [
+      ...(context.anchor?.rootMessageId
+        ? [
+            {
+              messageId: context.anchor.rootMessageId,
+              ...(context.anchor.threadId ? { threadId: context.anchor.threadId } : {}),
+            },
+          ]
+        : []),
+      ...(context.adopted ?? []).map((m) => ({ ...m })),
+    ],
     degraded: context.degradedReason !== null,
     ...(context.outcome ? { outcome: context.outcome } : {}),
     warnings: [...context.warnings],

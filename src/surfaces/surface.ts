@@ -104,6 +104,31 @@ export interface ChatSurface {
   readonly pacing?: SurfacePacing;
   /** The platform's own "working on it" line under a thread (Slack's assistant status). */
   readonly assistantStatus?: AssistantStatus;
+  /**
+   * The app's own reactions on a message, by unicode emoji (issue 26: 👀 on a
+   * turn's root, then ✅ / ❌ / ⏹️), each platform naming them its own way.
+   * Absent where the platform has none the app may add.
+   */
+  readonly reactions?: MessageReactions;
+}
+
+/** One of the app's reactions on a message: `emoji` is the unicode character (`👀`), on every platform. */
+export interface ReactionRequest {
+  space: string;
+  messageId: string;
+  emoji: string;
+  /** The thread the message is in, where the platform addresses it there (Discord: a thread is a channel). */
+  threadId?: string;
+}
+
+/**
+ * The app's own reactions. Adding one that is already there and removing one
+ * that is not both succeed (a retry is harmless); a message the app may not
+ * react to is `forbidden` or `not-found`.
+ */
+export interface MessageReactions {
+  add(req: ReactionRequest, opts?: CallOpts): Promise<void>;
+  remove(req: ReactionRequest, opts?: CallOpts): Promise<void>;
 }
 
 /** Where a typing indicator shows: a thread, or the space. */

@@ -14,6 +14,7 @@ import { createFaultInjector } from '../emulators/core/faults.js';
 import { broadMentionsFor, detectBroadMentions } from '../emulators/core/mentions.js';
 import { createMessageStore, type StoredMessage } from '../emulators/core/message-store.js';
 import { type CallDescription, createCallRecorder } from '../emulators/core/recorder.js';
+import { addReaction, removeReaction } from '../emulators/core/stored-message.js';
 import {
   EMULATED_PLATFORMS,
   type EmulatedMessage,
@@ -31,6 +32,7 @@ import {
   type EditRequest,
   type PostedMessage,
   type PostRequest,
+  type ReactionRequest,
   SurfaceError,
 } from '../surfaces/surface.js';
 
@@ -186,6 +188,30 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
     return root.thread ?? root.id;
   }
 
+  /** The app's own reaction, added or removed (again is no change, as on the platforms). */
+  async function ownReaction(
+    kind: 'add' | 'remove',
+    req: ReactionRequest,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await waitTurn(signal);
+    const space = ownSpace(req.space);
+    const call = {
+      method: kind === 'add' ? 'PUT' : 'DELETE',
+      path: `/${space}/messages/${req.messageId}/reactions/${req.emoji}`,
+      op: 'reaction' as const,
+      space,
+      messageId: req.messageId,
+      details: { emoji: req.emoji, reaction: kind },
+    };
+    checkFault(call);
+    const message = existing(call, space, req.messageId);
+    const reaction = { emoji: req.emoji, user: APP.id };
+    if (kind === 'add') addReaction(message, reaction);
+    else removeReaction(message, reaction);
+    recorder.record({ ...call, status: 200, thread: message.thread });
+  }
+
   const posted = (message: StoredMessage): PostedMessage => ({
     messageId: message.id,
     ...(message.thread === null ? {} : { threadId: message.thread }),
@@ -302,6 +328,12 @@ export function createMemorySurface(opts: MemorySurfaceOptions = {}): MemorySurf
       checkFault(call);
       const message = existing(call, space, req.messageId);
       recorder.record({ ...call, status: 200, thread: message.thread });
+    },
+
+    // The app's own reactions (issue 26): kept on the message as a person sees them.
+    reactions: {
+      add: (req, callOpts) => ownReaction('add', req, callOpts?.signal),
+      remove: (req, callOpts) => ownReaction('remove', req, callOpts?.signal),
     },
 
     ready: async () => true,

@@ -158,6 +158,8 @@ export interface TurnDriver {
   flush(): Promise<void>;
   /** A person pressed Stop on the log (`turn.stopRequested`). */
   pressStop(): Promise<void>;
+  /** A later message joins the turn (`turn.adopt`, issue 26). */
+  adopt(messageId: string): Promise<void>;
   /** Answers the call in flight. Throws when there is none. */
   respond(result: CallResult): Promise<void>;
   grant(): Promise<void>;
@@ -425,6 +427,7 @@ function driveTurn(
     },
     flush: () => sendToTurn({ type: 'turn.flush' }),
     pressStop: () => sendToTurn({ type: 'turn.stopRequested', user: MODEL_STOPPER }),
+    adopt: (messageId) => sendToTurn({ type: 'turn.adopt', messages: [{ messageId }] }),
     async respond(result) {
       const call = gate.pending();
       if (!call) throw new Error(`respond(${result}): no surface call is in flight`);

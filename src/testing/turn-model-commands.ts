@@ -27,6 +27,8 @@ export type TurnCommand =
   | { type: 'flush' }
   /** A person presses Stop on the log (once: the button goes). */
   | { type: 'stop' }
+  /** A later message joins the turn (`messages_adopted`, issue 26; once per path). */
+  | { type: 'adopt' }
   | { type: 'delete' }
   | { type: 'restart' };
 
@@ -44,6 +46,8 @@ export const turnModelSettings: TurnSettings = {
 };
 /** Deep enough for a shutdown flush whose send fails for good (two failed terminal sends) after a 404. */
 export const DEFAULT_TURN_MODEL_DEPTH = 12;
+/** The message the model's `adopt` folds into the turn. */
+export const MODEL_ADOPTED_MESSAGE = 'adopted-1';
 export const DEFAULT_TURN_MODEL_PATHS = 400;
 
 export interface TurnModelOptions {
@@ -242,6 +246,8 @@ export function turnModelCommands(snapshot: TurnModelSnapshot, maxDepth: number)
   if (fund) commands.push({ type: 'fund' });
   if (machine.context.outcome === null) commands.push({ type: 'end' });
   if (machine.context.outcome === null && !machine.context.stopRequest) commands.push({ type: 'stop' });
+  if (machine.context.outcome === null && (machine.context.adopted ?? []).length === 0)
+    commands.push({ type: 'adopt' });
   if (handlesFlush(machine)) commands.push({ type: 'flush' });
   const current = machine.context.current;
   if (current && !snapshot.deleted.includes(current.messageId)) commands.push({ type: 'delete' });

@@ -25,6 +25,7 @@ import {
 } from './turn-driver.js';
 import {
   callInFlight,
+  MODEL_ADOPTED_MESSAGE,
   type TurnCommand,
   type TurnModelConfig,
   type TurnModelSnapshot,
@@ -157,6 +158,11 @@ export function createTurnModelLogic(
         return { ...next, machine: step(current, { type: 'turn.flush' }) };
       case 'stop':
         return { ...next, machine: step(current, { type: 'turn.stopRequested', user: MODEL_STOPPER }) };
+      case 'adopt':
+        return {
+          ...next,
+          machine: step(current, { type: 'turn.adopt', messages: [{ messageId: MODEL_ADOPTED_MESSAGE }] }),
+        };
       case 'delete': {
         const id = current.context.current?.messageId;
         return id ? { ...next, deleted: [...model.deleted, id] } : next;

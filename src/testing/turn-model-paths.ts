@@ -11,6 +11,7 @@ import {
   awaitsFunding,
   awaitsGrant,
   callInFlight,
+  MODEL_ADOPTED_MESSAGE,
   type TurnCommand,
   type TurnModelConfig,
   type TurnModelSnapshot,
@@ -231,6 +232,14 @@ export async function applyToDriver(
     case 'stop':
       await driver.pressStop();
       return null;
+    case 'adopt': {
+      // An explicit transition anywhere (issue 26): the turn answers the message from now on, whatever it was doing.
+      await driver.adopt(MODEL_ADOPTED_MESSAGE);
+      const adopted = driver.snapshot().context.adopted ?? [];
+      return adopted.some((m) => m.messageId === MODEL_ADOPTED_MESSAGE)
+        ? null
+        : 'the turn did not record the message it adopted';
+    }
     case 'delete':
       return driver.deleteCurrent() ? null : 'the model deleted a log message the live turn does not have';
     case 'restart':

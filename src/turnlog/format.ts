@@ -184,6 +184,8 @@ function describeEvent(
   switch (event.type) {
     case 'inbound':
     case 'turn_started':
+    // Its lines (one per adopted message, with who and the first words) come from the space, which knows them.
+    case 'messages_adopted':
     case 'turn_ended':
     case 'answer':
       return null;

@@ -106,6 +106,11 @@ describe('turnlog demo', () => {
     expect(printed).toMatch(/final frames landed\s+2\/2\s+1\/1\s+1\/1/);
     expect(printed).toMatch(/429s from the platform\s+0\s+0\s+0/);
     expect(printed).toMatch(/secrets leaked\s+0\s+0\s+0/);
+    // Issue 26 item 5: the people's messages get their reactions, the Slack turn's adopted follow-up too.
+    expect(printed).toMatch(/reactions \(👀, then ✅\)\s+\d+\s+\d+\s+\d+/);
+    expect(figures.slack!.reactions).toBeGreaterThanOrEqual(2);
+    expect(figures.discord!.reactions).toBeGreaterThanOrEqual(1);
+    expect(printed).toMatch(/the Slack turn adopts a follow-up/);
     expect(printed).toContain('the page stays up: press Enter');
 
     // The page shows the three spaces, each with its person's message and the turn's log under it.

@@ -28,6 +28,7 @@ const ONE_OF_EACH: Record<string, unknown>[] = [
   { type: 'answer', space: SPACE, turnId: 'T1', text: 'done' },
   { type: 'question', space: SPACE, turnId: 'T1', questionId: 'q1', question: 'Which?', options: ['A'] },
   { type: 'turn_ended', space: SPACE, turnId: 'T1', outcome: 'ok' },
+  { type: 'messages_adopted', space: SPACE, turnId: 'T1', refs: ['u2'] },
 ];
 
 describe('parse: eventId', () => {

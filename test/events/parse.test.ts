@@ -60,6 +60,12 @@ const VALID_EVENTS: Record<string, unknown>[] = [
     options: ['Skip it', { label: 'Fix', selectedLabel: '✅ Fixing', value: 'fix' }],
   },
   { type: 'turn_ended', space: 'slack:C0123ABCD', turnId: 'T1', outcome: 'ok' },
+  {
+    type: 'messages_adopted',
+    space: 'gchat:spaces/AAAA',
+    turnId: 'T1',
+    messages: [{ messageId: 'spaces/AAAA/messages/m2' }],
+  },
 ];
 
 function errorOf(input: unknown): string {

@@ -49,6 +49,8 @@ function discordTurn() {
     platforms: builtinPlatforms,
     surfaces: surface,
     budget: 'unlimited',
+    // The log's own typing (issue 12); a runtime's turns type through their presence (issue 26).
+    typingInLog: true,
     now: () => clock.now(),
   });
   const input: TurnInput = {
@@ -147,6 +149,7 @@ describe('typing while the log is live and quiet', () => {
         platforms: builtinPlatforms,
         surfaces: t.surface,
         budget: 'unlimited',
+        typingInLog: true,
         now: () => t.clock.now(),
       }),
       { clock: t.clock, snapshot: persisted, input: undefined as never },

@@ -35,7 +35,7 @@ describe('the turn machine definition, as the kit lists it', () => {
     const transitions = turnMachineTransitionKeys();
     expect(states).toHaveLength(47);
     expect(new Set(states).size).toBe(states.length);
-    expect(transitions).toHaveLength(154);
+    expect(transitions).toHaveLength(155);
     expect(new Set(transitions).size).toBe(transitions.length);
     for (const key of NOT_REACHABLE) expect(transitions).toContain(key);
   });
@@ -247,6 +247,7 @@ describe('turnModelCommands (what the model may do next)', () => {
       'respond',
       'end',
       'stop',
+      'adopt',
       'restart',
     ]);
   });
@@ -335,8 +336,26 @@ describe('checkFinishedTurn (the promises the kit checks)', () => {
       call({ messageId: 'm2', text: lines(3), notifies: true, details: { silent: true } }),
     ],
     messages: [
-      { id: 'm1', thread: 't', text: lines(1, 2), createdAt: 0, updatedAt: 1, edits: 1, deleted: false },
-      { id: 'm2', thread: 't', text: lines(3), createdAt: 2, updatedAt: null, edits: 0, deleted: false },
+      {
+        id: 'm1',
+        thread: 't',
+        text: lines(1, 2),
+        createdAt: 0,
+        updatedAt: 1,
+        edits: 1,
+        deleted: false,
+        reactions: [],
+      },
+      {
+        id: 'm2',
+        thread: 't',
+        text: lines(3),
+        createdAt: 2,
+        updatedAt: null,
+        edits: 0,
+        deleted: false,
+        reactions: [],
+      },
     ],
     logMessages: [
       { messageId: 'm1', threadId: 't', final: true },

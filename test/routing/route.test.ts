@@ -15,6 +15,7 @@ const turnId = 'T1';
 const sample: { [T in RunEventType]: Extract<RunEvent, { type: T }> } = {
   inbound: { type: 'inbound', space, messageId: '1700000000.000100' },
   turn_started: { type: 'turn_started', space, turnId },
+  messages_adopted: { type: 'messages_adopted', space, turnId, refs: ['u2'] },
   input: { type: 'input', space, turnId, text: 'fix the bug' },
   tool_call: { type: 'tool_call', space, turnId, callId: 'c1', tool: 'Read', input: { path: 'a.ts' } },
   tool_result: { type: 'tool_result', space, turnId, callId: 'c1', tool: 'Read', ok: true },
@@ -36,6 +37,7 @@ describe('routeEvent — default table (docs/events.md, spec "Event routing")', 
   const expected: Record<RunEventType, string> = {
     inbound: 'drop',
     turn_started: 'drop',
+    messages_adopted: 'drop',
     turn_ended: 'drop',
     input: 'drop',
     tool_call: 'thread-log',

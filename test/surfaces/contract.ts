@@ -302,6 +302,43 @@ export function describeSurfaceContract(
       expect(error).toMatchObject({ name: 'SurfaceError', kind: 'not-found' });
     });
 
+    // Issue 26: a surface that declares reactions puts them where a person sees them, by unicode emoji.
+    describe('reactions (where the surface declares them)', () => {
+      it("👀 on a person's message shows as a person sees it, notifies no one, and comes off again; both are idempotent", async () => {
+        const reactions = h.surface.reactions;
+        if (reactions === undefined) {
+          expect(h.surface.reactions).toBeUndefined();
+          return;
+        }
+        const root = await h.personPosts('person: please look');
+        const req = { space: h.space, messageId: root.messageId, emoji: '👀' };
+        const on = async () => (await h.messages()).find((m) => m.id === root.messageId)?.reactions ?? [];
+        await reactions.add(req);
+        await reactions.add(req);
+        expect((await on()).map((r) => r.emoji)).toEqual(['👀']);
+        const calls = (await h.calls()).filter((c) => c.op === 'reaction');
+        expect(calls.length).toBeGreaterThan(0);
+        expect(calls.every((c) => c.notifies === false)).toBe(true);
+        await reactions.remove(req);
+        await reactions.remove(req);
+        expect(await on()).toEqual([]);
+      });
+
+      it('a reaction on a deleted message is not-found', async () => {
+        const reactions = h.surface.reactions;
+        if (reactions === undefined) {
+          expect(h.surface.reactions).toBeUndefined();
+          return;
+        }
+        const root = await h.personPosts('person: gone soon');
+        await h.personDeletes(root.messageId);
+        const error = await rejection(
+          reactions.add({ space: h.space, messageId: root.messageId, emoji: '✅' }),
+        );
+        expect(error).toMatchObject({ name: 'SurfaceError', kind: 'not-found' });
+      });
+    });
+
     it('an aborted call rejects with an AbortError and sends nothing', async () => {
       const aborted = new AbortController();
       aborted.abort();

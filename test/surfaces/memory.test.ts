@@ -62,6 +62,7 @@ describe('memory surface: posts, threads and edits', () => {
         updatedAt: null,
         edits: 0,
         deleted: false,
+        reactions: [],
       },
     ]);
   });

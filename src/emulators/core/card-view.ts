@@ -28,6 +28,7 @@ export function messageView(message: StoredMessage, content?: MessageContentView
     updatedAt: message.updatedAt,
     edits: message.edits,
     deleted: message.deleted,
+    reactions: (message.reactions ?? []).map((r) => ({ emoji: r.emoji, user: r.user })),
   };
   if (content === undefined) return view;
   const lines = content.lines ?? [];

@@ -62,3 +62,4 @@ export {
 export { type CallDescription, type CallRecorder, createCallRecorder } from './recorder.js';
 export { createEmulatorServer, type EmulatorServer, type EmulatorServerOptions } from './server.js';
 export { createEmulatorState, type EmulatorState, type EmulatorStateOptions } from './state.js';
+export { addReaction, removeReaction, type StoredReaction } from './stored-message.js';

@@ -3,7 +3,7 @@
  * get, edit, delete and the bot's own reaction, with the platform's errors
  * and the notification accounting of each call.
  */
-import type { PlatformReply } from '../core/index.js';
+import { addReaction, type PlatformReply, removeReaction } from '../core/index.js';
 import { firedBroadMentions } from './allowed-mentions.js';
 import { messageJson } from './api-objects.js';
 import { ChannelType, isArchived, type ResolvedChannel, spaceOf } from './channels.js';
@@ -300,6 +300,34 @@ export const addOwnReaction: RouteFactory = (request) => {
       const reaction = data.reactions.find((existing) => existing.emoji === emoji);
       if (!reaction) data.reactions.push({ emoji, users: [bot.id] });
       else if (!reaction.users.includes(bot.id)) reaction.users.push(bot.id);
+      addReaction(found.value.message, { emoji, user: bot.id });
+      return { status: 204 };
+    },
+  };
+};
+
+/** `DELETE …/reactions/{emoji}/@me`: the bot takes its own reaction back; 204 also when it had none (as Discord). */
+export const removeOwnReaction: RouteFactory = (request) => {
+  const channel = pathChannel(request);
+  const emoji = decodeEmoji(request.params.emoji ?? '');
+  return {
+    op: 'reaction',
+    ...whereabouts(request, channel),
+    messageId: request.params.message ?? null,
+    details: { emoji: emoji ?? request.params.emoji ?? null, reaction: 'remove' },
+    handle: () => {
+      const bot = callerOf(request);
+      const found = channelAndMessage(request, channel);
+      if (!found.ok) return found.answer;
+      if (isArchived(found.value.channel)) return discordError('threadArchived');
+      if (emoji === null) return discordError('unknownEmoji');
+      const data = messageData(found.value.message);
+      const reaction = data.reactions.find((existing) => existing.emoji === emoji);
+      if (reaction) {
+        reaction.users = reaction.users.filter((user) => user !== bot.id);
+        if (reaction.users.length === 0) data.reactions.splice(data.reactions.indexOf(reaction), 1);
+      }
+      removeReaction(found.value.message, { emoji, user: bot.id });
       return { status: 204 };
     },
   };

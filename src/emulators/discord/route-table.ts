@@ -15,7 +15,14 @@ import {
 } from './channel-routes.js';
 import { discordError, invalidFormBody } from './discord-errors.js';
 import { formIssue } from './form-errors.js';
-import { addOwnReaction, createMessage, deleteMessage, editMessage, getMessage } from './message-routes.js';
+import {
+  addOwnReaction,
+  createMessage,
+  deleteMessage,
+  editMessage,
+  getMessage,
+  removeOwnReaction,
+} from './message-routes.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 import type { RouteFactory, RouteParams } from './route-kit.js';
 import { isSnowflake } from './snowflake.js';
@@ -50,7 +57,7 @@ const ROUTES: RouteSpec[] = [
   {
     path: /^\/channels\/([^/]+)\/messages\/([^/]+)\/reactions\/([^/]+)\/(?:@|%40)me$/,
     params: ['channel', 'message', 'emoji'],
-    methods: { PUT: addOwnReaction },
+    methods: { PUT: addOwnReaction, DELETE: removeOwnReaction },
   },
 ];
 

@@ -8,6 +8,7 @@
  * - `PATCH  /v1/spaces/{space}/messages/{message}`    spaces.messages.patch
  * - `PUT    /v1/spaces/{space}/messages/{message}`    spaces.messages.update
  * - `DELETE /v1/spaces/{space}/messages/{message}`    spaces.messages.delete
+ * - `…/messages/{message}/reactions[/{reaction}]`     spaces.messages.reactions.create, list, delete (reactions.ts)
  */
 
 import type { EmulatorRequest, HandlerContext, PlatformHandler, PlatformRoute } from '../core/index.js';
@@ -20,6 +21,7 @@ import { editMessageRoute } from './edit-message.js';
 import { createGchatWorld, type GchatWorldOptions } from './gchat-world.js';
 import { gchatErrorResponse, invalidArgument } from './google-errors.js';
 import { postInbound } from './inbound.js';
+import { reactionsRoute } from './reactions.js';
 import { getMessageRoute, getSpaceRoute } from './read-routes.js';
 import { isValidSpaceId, spaceName } from './resource-names.js';
 import { answering, type GchatRouteDeps } from './route-kit.js';
@@ -33,6 +35,8 @@ export interface GchatHandlerOptions extends GchatWorldOptions {
 
 /** `/v1/spaces/{space}`, optionally `/messages`, optionally `/{message}`. */
 const ROUTE = /^\/v1\/spaces\/([^/]+)(\/messages(?:\/([^/]+))?)?$/;
+/** `/v1/spaces/{space}/messages/{message}/reactions`, optionally `/{reaction}`. */
+const REACTIONS_ROUTE = /^\/v1\/spaces\/([^/]+)\/messages\/([^/]+)\/reactions(?:\/([^/]+))?$/;
 
 const OP_BY_METHOD: Readonly<Record<string, CallOp>> = {
   POST: 'create',
@@ -72,6 +76,17 @@ export function createGchatHandler(opts: GchatHandlerOptions = {}): PlatformHand
   const app = createGchatApp({ world, ...(opts.tokenNow === undefined ? {} : { tokenNow: opts.tokenNow }) });
 
   const match = (req: EmulatorRequest, ctx: HandlerContext): PlatformRoute | null => {
+    const reactions = REACTIONS_ROUTE.exec(req.path);
+    if (reactions) {
+      const [, rawSpace, rawMessage, rawReaction] = reactions;
+      const spaceId = decodeSegment(rawSpace!);
+      if (spaceId === null || !isValidSpaceId(spaceId)) return invalidSpaceRoute(req.method, rawSpace!);
+      const message = decodeSegment(rawMessage!);
+      const reaction = rawReaction === undefined ? undefined : decodeSegment(rawReaction);
+      if (message === null || reaction === null) return null;
+      const space = spaceName(spaceId);
+      return reactionsRoute(req, space, `${space}/messages/${message}`, reaction, ctx, deps);
+    }
     const parts = ROUTE.exec(req.path);
     if (!parts) return null;
     const [, rawSpace, messagesPart, rawMessage] = parts;

@@ -19,7 +19,7 @@ import { chatUpdate } from './methods/chat-update.js';
 import { conversationsInfo } from './methods/conversations-info.js';
 import { conversationsHistory, conversationsReplies } from './methods/conversations-read.js';
 import { postMessage } from './methods/post-message.js';
-import { reactionsAdd } from './methods/reactions-add.js';
+import { reactionsAdd, reactionsRemove } from './methods/reactions.js';
 import type { AssistantStatusSupport, SlackEmulatorState, SlackMethod } from './slack-call.js';
 import { createSlackSocketMode, type SlackSocketMode, type SlackSocketModeOptions } from './socket-mode.js';
 import { joinThread, resolveThreadRoot } from './threads.js';
@@ -33,6 +33,7 @@ const METHODS: Record<string, SlackMethod> = {
   'chat.update': chatUpdate,
   'chat.delete': chatDelete,
   'reactions.add': reactionsAdd,
+  'reactions.remove': reactionsRemove,
   'assistant.threads.setStatus': assistantThreadsSetStatus,
   'apps.connections.open': appsConnectionsOpen,
 };

@@ -35,6 +35,7 @@ import {
   type EditRequest,
   type PostedMessage,
   type PostRequest,
+  type ReactionRequest,
   SurfaceError,
   type SurfacePacing,
   type ThreadAnchor,
@@ -133,7 +134,7 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
 }
 
 interface Route {
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
 }
 
@@ -304,6 +305,31 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
     );
   }
 
+  /** The bot's own reaction (PUT / DELETE …/reactions/{emoji}/@me), in the message's channel (a thread is one). */
+  async function ownReaction(
+    kind: 'add' | 'remove',
+    req: ReactionRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    throwIfAborted(signal);
+    const parent = channelOf(req.space);
+    const channel = req.threadId === undefined ? parent : snowflake(req.threadId, 'thread');
+    const messageId = snowflake(req.messageId, 'message');
+    await call(
+      req.space,
+      {
+        method: kind === 'add' ? 'PUT' : 'DELETE',
+        path: `/channels/${channel}/messages/${messageId}/reactions/${encodeURIComponent(req.emoji)}/@me`,
+      },
+      `${kind} reaction ${req.emoji}`,
+      signal,
+      () =>
+        kind === 'add'
+          ? api.channels.addMessageReaction(channel, messageId, req.emoji, signalOpt(signal))
+          : api.channels.deleteOwnMessageReaction(channel, messageId, req.emoji, signalOpt(signal)),
+    );
+  }
+
   const surface: DiscordSurface = {
     platform: 'discord',
     capabilities: { ...DISCORD_CAPABILITIES },
@@ -400,6 +426,12 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordSurfac
         signal,
         () => api.channels.addMessageReaction(channel, messageId, req.emoji, signalOpt(signal)),
       );
+    },
+
+    // https://discord.com/developers/docs/resources/message#create-reaction and #delete-own-reaction
+    reactions: {
+      add: (req, callOpts) => ownReaction('add', req, callOpts?.signal),
+      remove: (req, callOpts) => ownReaction('remove', req, callOpts?.signal),
     },
 
     // https://discord.com/developers/docs/resources/channel#trigger-typing-indicator

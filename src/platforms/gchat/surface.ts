@@ -14,8 +14,12 @@
  *   when Chat refuses a card (400) its plain-text fallback goes in its
  *   place, in the same thread.
  * - edit: `spaces.messages.patch` with `updateMask: 'text'` (`cardsV2` for a card).
- * - react: refused as `invalid` — Chat reactions need user authentication;
- *   an app's credentials cannot add them.
+ * - react (the host's, by name): refused as `invalid`.
+ * - reactions (issue 26, unicode): `spaces.messages.reactions.create` and
+ *   `reactions.delete` (the reaction's name remembered from its create, else
+ *   found with `reactions.list`). Google accepts these only with user
+ *   credentials (or domain-wide delegation); with the app's own it answers
+ *   403, which the turn keeps as a warning (docs/platforms.md).
  * Errors are SurfaceErrors (errors.ts); 429s wait by a per-space
  * exponential backoff (backoff.ts). An aborted call rejects with an
  * `AbortError`.
@@ -31,9 +35,14 @@ import {
   isSurfaceError,
   type PostedMessage,
   type PostRequest,
+  type ReactionRequest,
   SurfaceError,
   type ThreadAnchor,
 } from '../../surfaces/surface.js';
+
+/** Reaction names remembered for removal (older ones are found again with `reactions.list`). */
+const MAX_REACTION_NAMES = 10_000;
+
 import { BACKOFF_INITIAL_MS, createGchatRateLimiter } from './backoff.js';
 import { createGchatClient, type GchatAuth } from './client.js';
 import { googleStatusOf, httpStatusOf, responseHeadersOf, toSurfaceError } from './errors.js';
@@ -140,6 +149,17 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): GchatSurface
       });
     }
   }
+
+  /** Reaction names by message and emoji, from their creates (so a removal needs no list); the newest kept. */
+  const reactionNames = new Map<string, string>();
+  const rememberReaction = (parent: string, emoji: string, name: string) => {
+    reactionNames.set(`${parent}\u0000${emoji}`, name);
+    if (reactionNames.size > MAX_REACTION_NAMES) reactionNames.delete(reactionNames.keys().next().value!);
+  };
+  const reactionTarget = (req: ReactionRequest) => {
+    const space = gchatSpaceName(req.space);
+    return { space, parent: requireMessageOf(space, req.messageId, 'reaction') };
+  };
 
   /** The thread name a reply goes to: the anchor's thread, else the root message's (one read). */
   async function threadNameOf(
@@ -251,6 +271,48 @@ export function createGchatSurface(opts: GchatSurfaceOptions = {}): GchatSurface
       await call(space, 'spaces.messages.patch', signal, (o) =>
         chat.spaces.messages.patch({ name, updateMask, requestBody }, o),
       );
+    },
+
+    reactions: {
+      async add(req, callOpts) {
+        const { space, parent } = reactionTarget(req);
+        try {
+          const created = await call(space, 'spaces.messages.reactions.create', callOpts?.signal, (o) =>
+            chat.spaces.messages.reactions.create(
+              { parent, requestBody: { emoji: { unicode: req.emoji } } },
+              o,
+            ),
+          );
+          if (created.name) rememberReaction(parent, req.emoji, created.name);
+        } catch (error) {
+          // ALREADY_EXISTS: the reaction is there (a retry of one that landed).
+          if (isSurfaceError(error) && error.details.status === 409) return;
+          throw error;
+        }
+      },
+      async remove(req, callOpts) {
+        const { space, parent } = reactionTarget(req);
+        const key = `${parent}\u0000${req.emoji}`;
+        let name = reactionNames.get(key);
+        if (name === undefined) {
+          const listed = await call(space, 'spaces.messages.reactions.list', callOpts?.signal, (o) =>
+            chat.spaces.messages.reactions.list({ parent }, o),
+          );
+          name =
+            (listed.reactions ?? []).find((r) => r.emoji?.unicode === req.emoji && r.user?.type === 'BOT')
+              ?.name ?? undefined;
+          if (name === undefined) return; // not there: nothing to remove
+        }
+        try {
+          await call(space, 'spaces.messages.reactions.delete', callOpts?.signal, (o) =>
+            chat.spaces.messages.reactions.delete({ name }, o),
+          );
+        } catch (error) {
+          if (!(isSurfaceError(error) && error.kind === 'not-found' && reactionNames.has(key))) throw error;
+        } finally {
+          reactionNames.delete(key);
+        }
+      },
     },
 
     async react(req, callOpts?: CallOpts): Promise<void> {

@@ -36,6 +36,7 @@ import {
   isSurfaceError,
   type PostedMessage,
   type PostRequest,
+  type ReactionRequest,
   type AssistantStatus as StatusAbility,
   type SurfaceCapabilities,
   SurfaceError,
@@ -117,6 +118,7 @@ const EMOJI_NAMES: Readonly<Record<string, string>> = {
   '✅': 'white_check_mark',
   '❌': 'x',
   '⏹': 'black_square_for_stop',
+  '⏹️': 'black_square_for_stop',
   '⛔': 'no_entry',
   '⚠️': 'warning',
   '👍': '+1',
@@ -272,6 +274,33 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
     return step;
   }
 
+  /** One of the app's own reactions, by unicode emoji (Slack's name for it): already there, or already gone, is done. */
+  async function ownReaction(
+    method: 'reactions.add' | 'reactions.remove',
+    req: ReactionRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const channel = slackChannelOf(req.space);
+    const name = EMOJI_NAMES[req.emoji];
+    if (name === undefined) {
+      throw new SurfaceError(
+        'invalid',
+        `cannot react ${JSON.stringify(req.emoji)}: no Slack name known for it`,
+      );
+    }
+    try {
+      await call(method, `${method} ${name} on ${req.messageId} in ${channel}`, signal, () =>
+        method === 'reactions.add'
+          ? client.reactions.add({ channel, timestamp: req.messageId, name })
+          : client.reactions.remove({ channel, timestamp: req.messageId, name }),
+      );
+    } catch (error) {
+      const code = isSurfaceError(error) ? error.details.code : undefined;
+      if (code === (method === 'reactions.add' ? 'already_reacted' : 'no_reaction')) return;
+      throw error;
+    }
+  }
+
   const status: AssistantStatus = createAssistantStatus({
     now,
     send: ({ channel, threadTs, status: text }, signal) =>
@@ -375,6 +404,12 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackSurface {
       await call('reactions.add', `reactions.add to ${req.messageId} in ${channel}`, signal, () =>
         client.reactions.add({ channel, timestamp: req.messageId, name }),
       );
+    },
+
+    /** reactions.add / reactions.remove, each its own method (and rate-limit key): already there or gone is done. */
+    reactions: {
+      add: (req, callOpts) => ownReaction('reactions.add', req, callOpts?.signal),
+      remove: (req, callOpts) => ownReaction('reactions.remove', req, callOpts?.signal),
     },
 
     async setStatus(req, callOpts?: CallOpts): Promise<void> {

@@ -15,6 +15,7 @@ describe('messageView', () => {
       updatedAt: null,
       edits: 0,
       deleted: false,
+      reactions: [],
     });
   });
 

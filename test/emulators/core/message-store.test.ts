@@ -17,8 +17,26 @@ describe('createMessageStore', () => {
     store.markDeleted('b');
 
     expect(store.view('S1')).toEqual([
-      { id: 'a', thread: null, text: 'one!', createdAt: 1000, updatedAt: 2500, edits: 1, deleted: false },
-      { id: 'b', thread: 'a', text: 'two', createdAt: 1000, updatedAt: null, edits: 0, deleted: true },
+      {
+        id: 'a',
+        thread: null,
+        text: 'one!',
+        createdAt: 1000,
+        updatedAt: 2500,
+        edits: 1,
+        deleted: false,
+        reactions: [],
+      },
+      {
+        id: 'b',
+        thread: 'a',
+        text: 'two',
+        createdAt: 1000,
+        updatedAt: null,
+        edits: 0,
+        deleted: true,
+        reactions: [],
+      },
     ]);
     expect(store.get('a')?.data).toEqual({ flags: 4096 });
     expect(() => store.edit('b', 'late')).toThrow('message "b" is deleted');

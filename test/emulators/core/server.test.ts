@@ -110,6 +110,7 @@ describe('emulator server: recording and inspection', () => {
           updatedAt: 1_700_000_002_000,
           edits: 1,
           deleted: false,
+          reactions: [],
         },
       ],
     });

@@ -80,6 +80,7 @@ describe('gchat emulator: what a person sees of a card', () => {
       'updatedAt',
       'edits',
       'deleted',
+      'reactions',
     ]);
   });
 });

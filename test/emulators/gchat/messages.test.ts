@@ -39,6 +39,7 @@ describe('gchat emulator: create', () => {
         updatedAt: null,
         edits: 0,
         deleted: false,
+        reactions: [],
       },
     ]);
   });
