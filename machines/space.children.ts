@@ -13,8 +13,20 @@ export const MAX_WARNINGS = 100;
 
 export const turnChildId = (slot: number): string => `turn:${slot}`;
 export const deliveryChildId = (slot: number): string => `delivery:${slot}`;
-/** A turn's presence (reactions, typing): one per live turn, by turn id. */
-export const presenceChildId = (turnId: string): string => `presence:${turnId}`;
+/** A turn's presence (reactions, typing): one per turn until its final reactions are written, slot-reused. */
+export const presenceChildId = (slot: number): string => `presence:${slot}`;
+
+/** The child id of `turnId`'s presence, or undefined when it has none (no reactions, or done). */
+export function presenceIdOf(context: SpaceContext, turnId: string): string | undefined {
+  const slot = context.presenceSlots.indexOf(turnId);
+  return slot === -1 ? undefined : presenceChildId(slot);
+}
+
+/** The slot of a `presence:<slot>` child an actor event is about; null for another child. */
+export function presenceSlotOf(eventType: string): number | null {
+  const m = /^xstate\.(?:done|error)\.actor\.presence:(\d+)$/.exec(eventType);
+  return m ? Number(m[1]) : null;
+}
 
 /** Is an `xstate.done.actor.*` / `xstate.error.actor.*` event about a presence child? */
 export const isPresenceEvent = (eventType: string): boolean =>

@@ -42,6 +42,7 @@ import {
   crashNote,
   deliveryOutputOf,
   isPresenceEvent,
+  presenceSlotOf,
   MAX_WARNINGS,
   orphanReason,
   releaseSlot,
@@ -79,7 +80,7 @@ export const spaceMachine = setup({
     turn: turnMachine,
     delivery: deliveryMachine,
     strays: strayLogMachine,
-    /** A turn's reactions and typing (machines/presence.machine.ts), child `presence:<turnId>`. */
+    /** A turn's reactions and typing (machines/presence.machine.ts), child `presence:<slot>`. */
     presence: presenceMachine,
   },
   actions: {
@@ -139,6 +140,10 @@ export const spaceMachine = setup({
     endPresence: (_, _params: { turnId: string; outcome: TurnOutcome }) => {},
     /** A presence child is done (every reaction written) or failed: it leaves the space's children. */
     stopPresence: stopChild((_, params: { childId: string }) => params.childId),
+    /** After `stopPresence`: the slot is free for the next turn's presence. */
+    releasePresenceSlot: assign(({ context }, params: { slot: number | null }) =>
+      params.slot === null ? {} : { presenceSlots: releaseSlot(context.presenceSlots, params.slot) },
+    ),
     /**
      * A finished (or failed) delivery leaves the space's children: XState keeps
      * a done child there until it is stopped, and copies the children on every
@@ -200,6 +205,7 @@ export const spaceMachine = setup({
     turns: {},
     turnSlots: [],
     deliverySlots: [],
+    presenceSlots: [],
     deliveries: 0,
     warnings: [],
     deadLetters: [],
@@ -379,7 +385,10 @@ export const spaceMachine = setup({
         'xstate.done.actor.*': [
           {
             guard: { type: 'isPresenceChild', params: ({ event }) => ({ eventType: event.type }) },
-            actions: { type: 'stopPresence', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
+            actions: [
+              { type: 'stopPresence', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
+              { type: 'releasePresenceSlot', params: ({ event }) => ({ slot: presenceSlotOf(event.type) }) },
+            ],
           },
           {
             guard: {
@@ -424,6 +433,7 @@ export const spaceMachine = setup({
                 }),
               },
               { type: 'stopPresence', params: ({ event }) => ({ childId: childIdOf(event.type) }) },
+              { type: 'releasePresenceSlot', params: ({ event }) => ({ slot: presenceSlotOf(event.type) }) },
             ],
           },
           {

@@ -76,6 +76,8 @@ export interface SpaceContext {
   turnSlots: (string | null)[];
   /** Slot → the purpose of the delivery `delivery:<slot>`; null while the slot is free. */
   deliverySlots: (string | null)[];
+  /** `presence:<slot>` children by slot: the turn id each serves, null when free (reused like turn slots). */
+  presenceSlots: (string | null)[];
   /** Deliveries started so far (a count: their children reuse slots). */
   deliveries: number;
   warnings: string[];

@@ -11,6 +11,7 @@ import {
   liveRootsOf,
   MAX_WARNINGS,
   presenceChildId,
+  presenceIdOf,
   type SpaceContext,
   spaceEventOf,
   type spaceMachine,
@@ -286,10 +287,14 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         enqueue.spawnChild('turn', { id: turnChildId(slot), input });
         // Its presence (issue 26): 👀 on the person's message and typing from the start, then the outcome.
         const presence = presenceInputFor(context, turnId, headed ? null : anchor);
-        if (presence) enqueue.spawnChild('presence', { id: presenceChildId(turnId), input: presence });
+        const presenceSlot = presence ? takeSlot(context.presenceSlots, turnId) : undefined;
+        if (presence && presenceSlot) {
+          enqueue.spawnChild('presence', { id: presenceChildId(presenceSlot.slot), input: presence });
+        }
         enqueue.assign({
           turns: { ...context.turns, [turnId]: { anchor, dm, restarts: 0, mode: 'live', slot } },
           turnSlots: slots,
+          ...(presenceSlot ? { presenceSlots: presenceSlot.slots } : {}),
         });
       }),
       adoptMessages: enqueueActions(({ context, enqueue, self }, params) => {
@@ -348,8 +353,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
             ...(following.length > 0 ? { following } : {}),
           });
         }
-        const presence = presenceChildId(turnId);
-        if (self.getSnapshot().children[presence] !== undefined) {
+        const presence = presenceIdOf(context, turnId);
+        if (presence !== undefined && self.getSnapshot().children[presence] !== undefined) {
           enqueue.sendTo(presence, {
             type: 'presence.adopt',
             roots: fresh.map((m) => reactionRoot(m.messageId, m.threadId)),
@@ -362,9 +367,9 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           },
         });
       }),
-      endPresence: enqueueActions(({ enqueue, self }, params) => {
-        const id = presenceChildId(params.turnId);
-        if (self.getSnapshot().children[id] === undefined) return;
+      endPresence: enqueueActions(({ context, enqueue, self }, params) => {
+        const id = presenceIdOf(context, params.turnId);
+        if (id === undefined || self.getSnapshot().children[id] === undefined) return;
         enqueue.sendTo(id, { type: 'presence.end', outcome: params.outcome });
       }),
       forwardEntry: enqueueActions(({ context, enqueue }, params) => {

@@ -111,17 +111,22 @@ describe('space supervisor: child ids reused per space', () => {
     expect(turnIds).toEqual(Array.from({ length: CONCURRENT }, (_, slot) => `turn:${slot}`));
     expect(deliveryIds.length).toBeGreaterThan(0);
     expect(deliveryIds.length).toBeLessThanOrEqual(CONCURRENT);
+    // Each turn's presence (its reactions, issue 26) reuses slots too: ids per slot, not per turn.
+    const presenceIds = ids.filter((id) => id.startsWith('presence:')).sort();
+    expect(presenceIds.length).toBeGreaterThan(0);
+    expect(presenceIds.length).toBeLessThanOrEqual(CONCURRENT);
     // Every answer still had its own delivery, and nothing is left over.
     const context = spaceContext(h.runtime);
     expect(context.deliveries).toBe(TURNS);
     expect(context.turns).toEqual({});
     expect(context.turnSlots).toEqual([]);
     expect(context.deliverySlots).toEqual([]);
+    expect(context.presenceSlots).toEqual([]);
     // The state nodes' per-event-type memo grows with the distinct types the space receives:
     // The four typed run events (`space.inbound`, `.turnStarted`, `.entry`, `.turnEnded`) plus a
-    // done event per slot, not one per finished turn and delivery.
+    // done event per slot, not one per finished turn, delivery and presence.
     const types = [...(seen.spaceEventTypes.get(spaceChildId(SPACE)) ?? [])];
-    expect(types.length).toBeLessThanOrEqual(4 + 2 * CONCURRENT);
+    expect(types.length).toBeLessThanOrEqual(4 + 3 * CONCURRENT);
     expect(types.filter((t) => t.startsWith('xstate.done.actor.turn:')).sort()).toEqual(
       turnIds.map((id) => `xstate.done.actor.${id}`),
     );
@@ -138,15 +143,27 @@ describe('space supervisor: child ids reused per space', () => {
     start('A');
     start('B');
     start('C');
-    expect(childIds(h.runtime)).toEqual(['turn:0', 'turn:1', 'turn:2']);
+    expect(childIds(h.runtime)).toEqual([
+      'presence:0',
+      'presence:1',
+      'presence:2',
+      'turn:0',
+      'turn:1',
+      'turn:2',
+    ]);
     h.send({ type: 'turn_ended', turnId: 'B', outcome: 'ok' });
     await advanceUntil(
       h,
-      () => h.runtime.turn('B')?.state === 'ended' && !childIds(h.runtime).includes('turn:1'),
+      () =>
+        h.runtime.turn('B')?.state === 'ended' &&
+        !childIds(h.runtime).includes('turn:1') &&
+        !childIds(h.runtime).includes('presence:1'),
     );
     start('D');
     const context = spaceContext(h.runtime);
     expect(context.turnSlots).toEqual(['A', 'D', 'C']);
+    // B's presence left once its final reaction was written: D's presence takes its slot.
+    expect(context.presenceSlots).toEqual(['A', 'D', 'C']);
     expect(Object.fromEntries(Object.entries(context.turns).map(([id, r]) => [id, r.slot]))).toEqual({
       A: 0,
       C: 2,
