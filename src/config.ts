@@ -175,6 +175,37 @@ export const storeSchema = z
       .min(1)
       .default(':memory:')
       .describe('SQLite database file, or ":memory:" (nothing survives a restart).'),
+    url: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a postgres://user@host:port/db URL')
+      .optional()
+      .describe(
+        'The shared Postgres store (instead of path): every serve with the same url serves the same app (README, "Running several instances").',
+      ),
+  })
+  .strict();
+
+/** `cluster` (CONTRACTS.md §6): several serve processes on one shared store. */
+export const clusterSchema = z
+  .object({
+    redisUrl: z
+      .string()
+      .regex(/^rediss?:\/\//, 'a redis://host:port URL')
+      .optional()
+      .describe('The shared rate budget (Redis); optional.'),
+    instanceId: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('This process in the cluster; default <hostname>:<pid>.'),
+    leaseMs: z
+      .number()
+      .int()
+      .min(300)
+      .max(600_000)
+      .default(10_000)
+      .describe("How long a space's lease lasts unrenewed: a dead owner's spaces move within it."),
   })
   .strict();
 
@@ -274,6 +305,9 @@ export const turnlogConfigSchema = z
     store: storeSchema
       .default(storeSchema.parse({}))
       .describe('Where turns, anchors and dead letters persist.'),
+    cluster: clusterSchema
+      .default(clusterSchema.parse({}))
+      .describe('Several serve processes on one shared store (store.url); CONTRACTS.md §6.'),
     platforms: platformsSchema
       .default({})
       .describe('The chat platforms `turnlog serve` posts to; only the configured ones get a surface.'),
