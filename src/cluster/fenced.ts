@@ -1,18 +1,16 @@
 /**
  * Fencing (issue 23.2): what a space's owner writes goes through these.
  *
- * - The store, seen by one space's runtime: reads of live state give only
- *   that space's (its turns, stray log, answer parts, settings), so a runtime
- *   started for a space restores just it; every write that a successor would
- *   also make (turn snapshots, the run record, stray logs, answer parts,
- *   anchors, posts) first checks, in SQL, that this process still holds the
- *   space's lease with the term it started with, and is refused otherwise.
+ * - The store: each owned space's runtime has a Postgres store of its own
+ *   (on the shared pool) whose every write transaction first checks, in SQL
+ *   and holding the lease row, that this process still holds the space's
+ *   lease with the term it started with; a write of an old term is refused.
  * - The surfaces: every platform write checks that the lease is still
  *   locally valid (its deadline, a safety margin before the database's
  *   expiry, is ahead) and is refused otherwise, so a process paused past its
  *   lease writes nothing when it resumes.
  */
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { TurnlogStore } from '../store/store.js';
 import { type ChatSurface, SurfaceError } from '../surfaces/surface.js';
 import type { LeaseView } from './leases.js';
@@ -30,28 +28,32 @@ export interface Fence {
   pool: Pool;
 }
 
-/** Throws unless the lease is still held with `term`, locally and in the database. */
-export async function checkFence(fence: Fence, what: string): Promise<void> {
-  if (fence.leases.validTerm(fence.space) !== fence.term)
-    throw new FencedError(`${what}: the lease of ${fence.space} (term ${fence.term}) is not held any more`);
-  const { rowCount } = await fence.pool.query(
-    `SELECT 1 FROM ${TABLES.leases} WHERE space = $1 AND owner = $2 AND term = $3 AND expires_at > now()`,
-    [fence.space, fence.instanceId, fence.term],
-  );
-  if (rowCount !== 1)
-    throw new FencedError(`${what}: ${fence.space} has another owner now (term ${fence.term} is over)`);
+/**
+ * The check every write transaction of a space's store runs first (the
+ * Postgres store's `beforeWrite`): the lease row must still name this
+ * process and term, unexpired. `FOR SHARE` holds the row until the write
+ * commits, so a successor's takeover waits for it: nothing of an old term
+ * lands after a new term began.
+ */
+export function fenceCheck(fence: Fence) {
+  return async (client: PoolClient): Promise<void> => {
+    if (fence.leases.validTerm(fence.space) !== fence.term)
+      throw new FencedError(`the lease of ${fence.space} (term ${fence.term}) is not held any more`);
+    const { rowCount } = await client.query(
+      `SELECT 1 FROM ${TABLES.leases} WHERE space = $1 AND owner = $2 AND term = $3 AND expires_at > now() FOR SHARE`,
+      [fence.space, fence.instanceId, fence.term],
+    );
+    if (rowCount !== 1)
+      throw new FencedError(`${fence.space} has another owner now (term ${fence.term} is over)`);
+  };
 }
 
-/** The store as one space's runtime sees it. */
-export function fencedStore(inner: TurnlogStore, fence: Fence): TurnlogStore {
-  const { space } = fence;
-  /** A write after the fence check (the inner write awaited, so `sync()` sees its failure). */
-  const fenced =
-    <A extends unknown[], R>(what: string, write: (...args: A) => R | Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      await checkFence(fence, what);
-      return await write(...args);
-    };
+/**
+ * The store as one space's runtime sees it: the live state of that space
+ * only (so a runtime started for it restores just it). Its writes are fenced
+ * by the store itself (`fenceCheck` as its `beforeWrite`).
+ */
+export function scopedStore(inner: TurnlogStore, space: string): TurnlogStore {
   return {
     ...bindAll(inner),
     liveTurns: async () => (await inner.liveTurns()).filter((turn) => turn.space === space),
@@ -61,17 +63,6 @@ export function fencedStore(inner: TurnlogStore, fence: Fence): TurnlogStore {
       const all = await inner.spaceSettings();
       return all[space] === undefined ? {} : { [space]: all[space] };
     },
-    saveTurn: fenced('saveTurn', (turn) => inner.saveTurn(turn)),
-    finishTurn: fenced('finishTurn', (summary) => inner.finishTurn(summary)),
-    saveStrayLog: fenced('saveStrayLog', (log) => inner.saveStrayLog(log)),
-    forgetStrayLog: fenced('forgetStrayLog', (s) => inner.forgetStrayLog(s)),
-    saveAnswerParts: fenced('saveAnswerParts', (parts) => inner.saveAnswerParts(parts)),
-    forgetAnswerPart: fenced('forgetAnswerPart', (s, key, part) => inner.forgetAnswerPart(s, key, part)),
-    saveAnchor: fenced('saveAnchor', (s, anchor) => inner.saveAnchor(s, anchor)),
-    appendEvent: fenced('appendEvent', (event) => inner.appendEvent(event)),
-    recordPost: fenced('recordPost', (clientId, message) => inner.recordPost(clientId, message)),
-    // The shared store stays open: its owner (the cluster) closes it.
-    close: () => undefined,
   };
 }
 

@@ -14,6 +14,7 @@
  * - the actions outbox, the turns' summaries and the space settings are read
  *   from the shared store.
  */
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Pool } from 'pg';
 import { type AnyActorRef, createActor, createMachine } from 'xstate';
@@ -32,7 +33,7 @@ import type { IngestResult, Runtime, RuntimeLogger, SpaceOverrides, TurnView } f
 import { fromSummary, viewOf } from '../runtime/views.js';
 import type { StoredSpaceSettings, TurnlogStore } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
-import { type Fence, fencedStore, fencedSurface } from './fenced.js';
+import { type Fence, fencedSurface, scopedStore } from './fenced.js';
 import {
   appendToInbox,
   type InboxItem,
@@ -70,6 +71,8 @@ export interface ClusterRuntimeOptions {
   store: TurnlogStore;
   /** The pool of the same database (leases, inbox). */
   pool: Pool;
+  /** A store of its own for an owned space's runtime, every write fenced by the lease (`fenceCheck`). */
+  storeFor(fence: Fence): TurnlogStore;
   /** A dedicated connection LISTENing for inbox rows. */
   listen(onSpace: (space: string) => void): Promise<{ close(): Promise<void> }>;
   clock: Clock;
@@ -95,6 +98,7 @@ interface Owner {
   space: string;
   term: number;
   runtime: Runtime;
+  store: TurnlogStore;
   draining?: Promise<void>;
   dirty: boolean;
   stopped: boolean;
@@ -134,17 +138,24 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     const fenced: Partial<Record<string, ChatSurface>> = {};
     for (const [platform, surface] of Object.entries(surfaces))
       if (surface) fenced[platform] = fencedSurface(surface, fence);
+    const spaceStore = options.storeFor(fence);
     const runtime = createRuntime({
       config: ownerConfig,
       surfaces: fenced,
-      store: fencedStore(store, fence),
+      store: scopedStore(spaceStore, space),
       clock,
       logger,
       platforms: registry,
       ...(options.runLink ? { runLink: options.runLink } : {}),
     });
-    await runtime.ready;
-    const owner: Owner = { space, term, runtime, dirty: false, stopped: false };
+    try {
+      await runtime.ready;
+    } catch (error) {
+      await runtime.stop().catch(() => undefined);
+      await Promise.resolve(spaceStore.close()).catch(() => undefined);
+      throw error;
+    }
+    const owner: Owner = { space, term, runtime, store: spaceStore, dirty: false, stopped: false };
     owners.set(space, owner);
     drain(owner);
   }
@@ -156,6 +167,10 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     owners.delete(space);
     if (flush) await owner.draining;
     await owner.runtime.stop(flush ? { flush: true, timeoutMs: Math.floor(leaseMs / 2) } : {});
+    // Lost: what it still had to write is refused by the fence (and dropped with the store).
+    await Promise.resolve(owner.store.close()).catch((error: unknown) =>
+      logger.warn('cluster: closing a space store', { space, error: String(error) }),
+    );
   }
 
   /** Applies a space's pending inbox rows in order, one pass at a time; marks them applied once durable. */
@@ -280,8 +295,17 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     const items: InboxItem[] = [];
     for (const raw of inputs) {
       const admitted = admit(raw);
-      results.push(admitted);
-      if (admitted.ok) items.push(itemOf(admitted.event));
+      if (!admitted.ok) {
+        results.push(admitted);
+        continue;
+      }
+      // Applied once: an event without an id gets one, so a row applied again after a crash is a duplicate.
+      const event =
+        admitted.event.eventId === undefined
+          ? { ...admitted.event, eventId: `cluster:${randomUUID()}` }
+          : admitted.event;
+      results.push({ ok: true, event });
+      items.push(itemOf(event));
     }
     if (items.length > 0) append(items).catch(() => undefined);
     return results;
@@ -426,6 +450,7 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     }, pollMs);
   };
   let stopping = false;
+  let stopped: Promise<{ flushed: boolean }> | undefined;
 
   const ready = (async () => {
     await ensureClusterSchema(pool);
@@ -488,16 +513,18 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
         budget: options.budgetMode?.() ?? 'local',
       };
     },
-    async stop(opts = {}) {
-      await ready.catch(() => undefined);
-      stopping = true;
-      clearTimeout(pollTimer);
-      // Every space handed over (flushing its live turns while still the owner), then the leases released.
-      await leases.stop();
-      void opts;
-      await listener?.close();
-      actor.stop();
-      return { flushed: true };
+    stop() {
+      stopped ??= (async () => {
+        await ready.catch(() => undefined);
+        stopping = true;
+        clearTimeout(pollTimer);
+        // Every space handed over (flushing its live turns while still the owner), then the leases released.
+        await leases.stop();
+        await listener?.close();
+        actor.stop();
+        return { flushed: true };
+      })();
+      return stopped;
     },
   };
 }

@@ -12,7 +12,7 @@ import { createRuntime, type Runtime } from '../runtime.js';
 import type { TurnlogStore } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 import { startIngestServer } from './http.js';
-import { createServeLogger, runtimeLoggerOf } from './logger.js';
+import { clusterLoggerOf, createServeLogger, runtimeLoggerOf } from './logger.js';
 import { checkPlatformsAtStartup, servedPlatforms } from './platforms.js';
 import { createRunLinks, createRunPage, type RunPage } from './run-page/index.js';
 import type { ServeShutdown } from './signals.js';
@@ -72,9 +72,25 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
     });
   // A credential the platform refuses (a Slack token) is a start-up error naming its key, not a turn failing later.
   if (options.surfaces === undefined) await checkPlatformsAtStartup(config, registry);
-  const ownStore = options.store === undefined ? openServeStore(config.store.path) : undefined;
-  const store = options.store ?? (ownStore as TurnlogStore);
   const clock = options.clock ?? systemClock;
+  // Several instances (issue 23, CONTRACTS.md §6): a Postgres store.url runs this process as one of a
+  // cluster. Loaded only then, so a SQLite serve (and `import('turnlog')`) loads no `pg`.
+  let runLinkOf: ((turnId: string) => string | undefined) | undefined;
+  const cluster =
+    options.store === undefined && config.store.url !== undefined
+      ? await (await import('../cluster/index.js')).startCluster({
+          url: config.store.url,
+          config,
+          surfaces,
+          platforms: registry,
+          clock,
+          logger: clusterLoggerOf(logger),
+          runLink: (turnId) => runLinkOf?.(turnId),
+        })
+      : undefined;
+  const ownStore: Pick<TurnlogStore, 'close'> | undefined =
+    cluster ?? (options.store === undefined ? openServeStore(config.store.path) : undefined);
+  const store = options.store ?? cluster?.store ?? (ownStore as TurnlogStore);
 
   const { publicUrl, retentionDays } = config.runs;
   const runLinks =
@@ -88,9 +104,10 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
           // The error only: the token never reaches a log.
           onError: (error) => logger.error({ error: String(error) }, 'run page: saving a token failed'),
         });
+  if (runLinks) runLinkOf = (turnId) => runLinks.urlFor(turnId);
   let runtime: Runtime;
   try {
-    runtime = createRuntime({
+    runtime = cluster?.runtime ?? createRuntime({
       config,
       surfaces,
       store,
@@ -156,6 +173,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       logger,
       now: () => clock.now(),
       ...(runPage ? { runPage: runPage.deps } : {}),
+      ...(cluster ? { cluster: () => cluster.runtime.health() } : {}),
     });
   } catch (error) {
     runPage?.stop();
@@ -169,7 +187,8 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
     {
       url: server.url,
       auth: config.ingest.token === undefined ? 'none (loopback)' : 'bearer',
-      store: options.store === undefined ? config.store.path : 'given',
+      store: options.store !== undefined ? 'given' : cluster ? 'postgres (cluster)' : config.store.path,
+      ...(cluster ? { instanceId: cluster.runtime.instanceId } : {}),
       surfaces: Object.keys(surfaces),
       intakes: Object.keys(intakes),
     },
