@@ -28,7 +28,8 @@ export interface Cluster {
 
 export async function startCluster(options: StartClusterOptions): Promise<Cluster> {
   const { url, logger } = options;
-  const onWriteError = (error: Error) => logger.warn('cluster: a store write failed', { error: error.message });
+  const onWriteError = (error: Error) =>
+    logger.warn('cluster: a store write failed', { error: error.message });
   const store = await openPostgresStore({ url, onWriteError });
   const runtime = createClusterRuntime({
     ...options,

@@ -89,9 +89,11 @@ export function createLeaseManager(options: LeaseManagerOptions): LeaseManager {
     if (held.get(space) !== held_) return;
     held.delete(space);
     logger.warn('cluster: lost the lease of a space; standing down', { space, term: held_.term, why });
-    await options.onLost(space, held_.term).catch((error: unknown) =>
-      logger.warn('cluster: standing down failed', { space, error: String(error) }),
-    );
+    await options
+      .onLost(space, held_.term)
+      .catch((error: unknown) =>
+        logger.warn('cluster: standing down failed', { space, error: String(error) }),
+      );
   }
 
   async function renew(): Promise<void> {
@@ -142,9 +144,11 @@ export function createLeaseManager(options: LeaseManagerOptions): LeaseManager {
   async function release(space: string): Promise<void> {
     const h = held.get(space);
     if (h === undefined) return;
-    await options.onReleasing(space, h.term).catch((error: unknown) =>
-      logger.warn('cluster: handing a space over failed', { space, error: String(error) }),
-    );
+    await options
+      .onReleasing(space, h.term)
+      .catch((error: unknown) =>
+        logger.warn('cluster: handing a space over failed', { space, error: String(error) }),
+      );
     held.delete(space);
     cooldown.set(space, tickNo + 4);
     await pool.query(
@@ -160,7 +164,12 @@ export function createLeaseManager(options: LeaseManagerOptions): LeaseManager {
       [ms(leaseMs * 2)],
     );
     const instances = Math.max(1, Number(live[0]?.n ?? 1));
-    const { rows } = await pool.query<{ space: string; owner: string | null; free: boolean; pending: boolean }>(
+    const { rows } = await pool.query<{
+      space: string;
+      owner: string | null;
+      free: boolean;
+      pending: boolean;
+    }>(
       `SELECT s.space, l.owner, (l.space IS NULL OR l.expires_at <= now()) AS free,
               EXISTS (SELECT 1 FROM ${TABLES.inbox} i WHERE i.space = s.space AND i.applied_at IS NULL) AS pending
          FROM ${TABLES.spaces} s LEFT JOIN ${TABLES.leases} l ON l.space = s.space`,

@@ -28,9 +28,9 @@ import { redactRunEvent } from '../events/redact-event.js';
 import type { RunEvent } from '../events/schema.js';
 import { KeyStreams, scrubInput } from '../events/scrub.js';
 import type { PlatformRegistry } from '../registry/registry.js';
-import { createRuntime } from '../runtime.js';
 import type { IngestResult, Runtime, RuntimeLogger, SpaceOverrides, TurnView } from '../runtime/types.js';
 import { fromSummary, viewOf } from '../runtime/views.js';
+import { createRuntime } from '../runtime.js';
 import type { StoredSpaceSettings, TurnlogStore } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 import { type Fence, fencedSurface, scopedStore } from './fenced.js';
@@ -188,7 +188,11 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
           if (rows.length === 0 || owner.stopped) break;
           const applied = await apply(owner, rows);
           await owner.runtime.sync();
-          const kept = await markApplied(pool, { space: owner.space, owner: instanceId, term: owner.term }, applied);
+          const kept = await markApplied(
+            pool,
+            { space: owner.space, owner: instanceId, term: owner.term },
+            applied,
+          );
           if (!kept || rows.length < DRAIN_BATCH) break;
         }
       } while (owner.dirty && !owner.stopped);
@@ -398,11 +402,16 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     return { ...config.spaces[space], ...savedSettings.get(space) };
   }
 
-  function changeSettings(space: string, body: { reset?: boolean; settings?: SpaceOverrides }): SpaceOverrides {
+  function changeSettings(
+    space: string,
+    body: { reset?: boolean; settings?: SpaceOverrides },
+  ): SpaceOverrides {
     registry.forSpace(space);
     const owner = owners.get(space);
     if (owner) {
-      return body.reset ? owner.runtime.resetSpace(space) : owner.runtime.configureSpace(space, body.settings ?? {});
+      return body.reset
+        ? owner.runtime.resetSpace(space)
+        : owner.runtime.configureSpace(space, body.settings ?? {});
     }
     const merged = body.reset ? {} : { ...savedSettings.get(space), ...body.settings };
     savedSettings.set(space, merged);
@@ -475,7 +484,11 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
   async function* channelActions(after: string | undefined, signal: AbortSignal) {
     let cursor = after;
     while (!signal.aborted) {
-      const page = await actions({ ...(cursor !== undefined ? { after: cursor } : {}), waitMs: 5_000, signal });
+      const page = await actions({
+        ...(cursor !== undefined ? { after: cursor } : {}),
+        waitMs: 5_000,
+        signal,
+      });
       for (const action of page.actions) yield action;
       cursor = page.cursor;
     }

@@ -107,15 +107,17 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
   if (runLinks) runLinkOf = (turnId) => runLinks.urlFor(turnId);
   let runtime: Runtime;
   try {
-    runtime = cluster?.runtime ?? createRuntime({
-      config,
-      surfaces,
-      store,
-      clock,
-      ...(runLinks ? { runLink: (turnId: string) => runLinks.urlFor(turnId) } : {}),
-      logger: runtimeLoggerOf(logger),
-      platforms: registry,
-    });
+    runtime =
+      cluster?.runtime ??
+      createRuntime({
+        config,
+        surfaces,
+        store,
+        clock,
+        ...(runLinks ? { runLink: (turnId: string) => runLinks.urlFor(turnId) } : {}),
+        logger: runtimeLoggerOf(logger),
+        platforms: registry,
+      });
   } catch (error) {
     await ownStore?.close();
     throw error;

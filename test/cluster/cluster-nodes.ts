@@ -88,7 +88,10 @@ export async function ownerOf(nodes: readonly ClusterNode[], space: string): Pro
 }
 
 /** POSTs NDJSON events to a node; answers the status. */
-export async function postEvents(node: ClusterNode, events: readonly Record<string, unknown>[]): Promise<number> {
+export async function postEvents(
+  node: ClusterNode,
+  events: readonly Record<string, unknown>[],
+): Promise<number> {
   const response = await fetch(`${node.url}/v1/events`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-ndjson' },

@@ -92,7 +92,11 @@ describe('cluster: two processes, one Postgres', () => {
     const channels = ['C0CLUSTA1', 'C0CLUSTB2', 'C0CLUSTC3'];
     // Sent one request after the other to processes at random: applied in the order sent.
     for (const channel of channels) {
-      expect(await postEvents(pick(nodes), [{ space: `slack:${channel}`, type: 'turn_started', turnId: `T-${channel}` }])).toBe(202);
+      expect(
+        await postEvents(pick(nodes), [
+          { space: `slack:${channel}`, type: 'turn_started', turnId: `T-${channel}` },
+        ]),
+      ).toBe(202);
     }
     for (let line = 1; line <= 12; line++) {
       for (const channel of channels) {
@@ -141,8 +145,13 @@ describe('cluster: two processes, one Postgres', () => {
     const space = `slack:${channel}`;
     await postEvents(pick(nodes), [{ space, type: 'turn_started', turnId: 'F1' }]);
     for (let line = 1; line <= 5; line++)
-      expect(await postEvents(pick(nodes), [{ space, type: 'note', turnId: 'F1', text: `line-${line}` }])).toBe(202);
-    await vi.waitFor(() => expect(linesIn(shown(channel, 'X').logs[0]?.text ?? '')).toEqual(range(1, 5)), WAIT);
+      expect(
+        await postEvents(pick(nodes), [{ space, type: 'note', turnId: 'F1', text: `line-${line}` }]),
+      ).toBe(202);
+    await vi.waitFor(
+      () => expect(linesIn(shown(channel, 'X').logs[0]?.text ?? '')).toEqual(range(1, 5)),
+      WAIT,
+    );
     const owner = await vi.waitFor(() => ownerOf(nodes, space), WAIT);
     const survivor = nodes.find((n) => n !== owner) as ClusterNode;
     const logId = shown(channel, 'X').logs[0]?.id;
@@ -150,7 +159,9 @@ describe('cluster: two processes, one Postgres', () => {
     await kill9(owner);
     // Accepted (durable) at once by the survivor, applied once it holds the lease.
     for (let line = 6; line <= 10; line++)
-      expect(await postEvents(survivor, [{ space, type: 'note', turnId: 'F1', text: `line-${line}` }])).toBe(202);
+      expect(await postEvents(survivor, [{ space, type: 'note', turnId: 'F1', text: `line-${line}` }])).toBe(
+        202,
+      );
     await postEvents(survivor, [
       { space, type: 'answer', turnId: 'F1', text: 'ANSWER-F1' },
       { space, type: 'turn_ended', turnId: 'F1', outcome: 'ok' },
@@ -172,7 +183,10 @@ describe('cluster: two processes, one Postgres', () => {
     await postEvents(pick(nodes), [{ space, type: 'turn_started', turnId: 'P1' }]);
     for (let line = 1; line <= 3; line++)
       await postEvents(pick(nodes), [{ space, type: 'note', turnId: 'P1', text: `line-${line}` }]);
-    await vi.waitFor(() => expect(linesIn(shown(channel, 'X').logs[0]?.text ?? '')).toEqual(range(1, 3)), WAIT);
+    await vi.waitFor(
+      () => expect(linesIn(shown(channel, 'X').logs[0]?.text ?? '')).toEqual(range(1, 3)),
+      WAIT,
+    );
     const owner = await vi.waitFor(() => ownerOf(nodes, space), WAIT);
     const survivor = nodes.find((n) => n !== owner) as ClusterNode;
 
@@ -181,14 +195,22 @@ describe('cluster: two processes, one Postgres', () => {
     owner.child.kill('SIGSTOP');
     await vi.waitFor(async () => expect((await health(survivor)).cluster?.owns).toContain(space), WAIT);
     for (let line = 5; line <= 6; line++)
-      expect(await postEvents(survivor, [{ space, type: 'note', turnId: 'P1', text: `line-${line}` }])).toBe(202);
-    await vi.waitFor(() => expect(linesIn(shown(channel, 'X').logs[0]?.text ?? '')).toEqual(range(1, 6)), WAIT);
+      expect(await postEvents(survivor, [{ space, type: 'note', turnId: 'P1', text: `line-${line}` }])).toBe(
+        202,
+      );
+    await vi.waitFor(
+      () => expect(linesIn(shown(channel, 'X').logs[0]?.text ?? '')).toEqual(range(1, 6)),
+      WAIT,
+    );
     const takenOverAt = emulator.state.calls().at(-1)?.seq ?? 0;
 
     owner.child.kill('SIGCONT');
     // It finds its lease gone and stands down (its log says so; its /healthz no longer lists the space).
     await vi.waitFor(() => expect(owner.stderr()).toContain('lost the lease'), WAIT);
-    await vi.waitFor(async () => expect((await health(owner)).cluster?.owns ?? []).not.toContain(space), WAIT);
+    await vi.waitFor(
+      async () => expect((await health(owner)).cluster?.owns ?? []).not.toContain(space),
+      WAIT,
+    );
     await postEvents(pick(nodes), [
       { space, type: 'answer', turnId: 'P1', text: 'ANSWER-P1' },
       { space, type: 'turn_ended', turnId: 'P1', outcome: 'ok' },
@@ -200,7 +222,9 @@ describe('cluster: two processes, one Postgres', () => {
       expect(answers).toHaveLength(1);
     }, WAIT);
     // Nothing written after the takeover lacks the successor's lines: the resumed process wrote nothing stale.
-    const later = emulator.state.calls(takenOverAt).filter((c) => c.space === channel && /line-\d+/.test(c.text ?? ''));
+    const later = emulator.state
+      .calls(takenOverAt)
+      .filter((c) => c.space === channel && /line-\d+/.test(c.text ?? ''));
     for (const call of later) expect(linesIn(call.text ?? '')).toEqual(range(1, 6));
     expect(logCreates(channel)).toBe(1);
   }, 120_000);
