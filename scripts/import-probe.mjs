@@ -4,7 +4,8 @@
 // The import test (test/package/import-cost.test.ts) and `npm run bench -- import` run it.
 import { createRequire } from 'node:module';
 
-const SDK = /node_modules\/(googleapis|google-auth-library|@slack|discord\.js|@discordjs)\//;
+// The server drivers of several instances (issue 23: pg, ioredis) count too: only `store.url` loads them.
+const SDK = /node_modules\/(googleapis|google-auth-library|@slack|discord\.js|@discordjs|pg|pg-pool|pg-protocol|ioredis)\//;
 const specifier = process.argv[2] ?? 'turnlog';
 const started = performance.now();
 const turnlog = await import('turnlog');

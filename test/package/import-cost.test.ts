@@ -1,7 +1,8 @@
 /**
  * Issue 21.1: `import('turnlog')` plus parsing an event loads no platform
  * SDK (googleapis, google-auth-library, @slack/*, discord.js, @discordjs/*);
- * a platform's SDK loads with its own entry (`turnlog/gchat`). Runs a fresh
+ * a platform's SDK loads with its own entry (`turnlog/gchat`). Issue 23: nor
+ * `pg` (nor `ioredis`): only a Postgres `store.url` loads the cluster (src/cluster/). Runs a fresh
  * node on the built dist/ (`npm run build`). The time is the bench's job
  * (`npm run bench -- import`), not this test's.
  */
@@ -19,7 +20,7 @@ function probe(specifier: string): { parsed: boolean; sdkModules: string[] } {
 }
 
 describe('what importing turnlog loads (issue 21.1)', () => {
-  it("import('turnlog') and parsing an event load no platform SDK", () => {
+  it("import('turnlog') and parsing an event load no platform SDK and no pg", () => {
     const loaded = probe('turnlog');
     expect(loaded.parsed).toBe(true);
     expect(loaded.sdkModules).toEqual([]);
