@@ -1,11 +1,13 @@
 // `node scripts/import-probe.mjs [SPECIFIER]`: imports the built package (default
 // `turnlog`, after `turnlog` itself), parses one event, and prints one JSON line: how long that took,
-// how many CommonJS modules loaded, and which of them belong to a platform SDK.
+// how many CommonJS modules loaded, and which of them belong to a platform SDK (or ioredis, which only
+// cluster.redisUrl loads).
 // The import test (test/package/import-cost.test.ts) and `npm run bench -- import` run it.
 import { createRequire } from 'node:module';
 
 // The server drivers of several instances (issue 23: pg, ioredis) count too: only `store.url` loads them.
-const SDK = /node_modules\/(googleapis|google-auth-library|@slack|discord\.js|@discordjs|pg|pg-pool|pg-protocol|ioredis)\//;
+const SDK =
+  /node_modules\/(googleapis|google-auth-library|@slack|discord\.js|@discordjs|pg|pg-pool|pg-protocol|ioredis)\//;
 const specifier = process.argv[2] ?? 'turnlog';
 const started = performance.now();
 const turnlog = await import('turnlog');

@@ -190,9 +190,11 @@ export const clusterSchema = z
   .object({
     redisUrl: z
       .string()
-      .regex(/^rediss?:\/\//, 'a redis://host:port URL')
+      .regex(/^rediss?:\/\/[^\s]+$/, 'a redis:// or rediss:// URL')
       .optional()
-      .describe('The shared rate budget (Redis); optional.'),
+      .describe(
+        'The Redis every process of this app shares its rate budget through (issue 23.5); unset, the budget is this process’s alone.',
+      ),
     instanceId: z
       .string()
       .min(1)

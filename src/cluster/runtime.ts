@@ -21,6 +21,7 @@ import { type AnyActorRef, createActor, createMachine } from 'xstate';
 import { type ActionsPollOptions, actionIdFor, createOutbox } from '../actions/outbox.js';
 import type { IntakeEvent, IntakeResult } from '../actions/types.js';
 import type { ChannelBackend } from '../adapter/channel-adapter.js';
+import type { SharedBudget } from '../budget/shared-budget.js';
 import type { Clock } from '../clock.js';
 import type { TurnlogConfig } from '../config.js';
 import { parseRunEvent } from '../events/parse.js';
@@ -46,6 +47,7 @@ import {
 } from './inbox.js';
 import { createLeaseManager, type LeaseManager } from './leases.js';
 import { ensureClusterSchema } from './schema.js';
+import { createSharedBudget } from './shared-budget-of.js';
 
 export type BudgetMode = 'shared' | 'local-fallback' | 'local';
 
@@ -131,6 +133,14 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
   /** Settings changed at run time, by space, as last read from the store or set here. */
   const savedSettings = new Map<string, StoredSpaceSettings>();
 
+  // Issue 23.5: one shared budget for the process (one heartbeat, one Redis connection), lent to every owned
+  // space's runtime; its life is the cluster's, not theirs.
+  const sharedBudget = createSharedBudget(
+    { redisUrl: config.cluster.redisUrl, instanceId },
+    { clock, logger, simulated: false },
+  );
+  const lentBudget: SharedBudget | undefined = sharedBudget && lend(sharedBudget);
+
   let leases: LeaseManager;
 
   async function startOwner(space: string, term: number): Promise<void> {
@@ -147,6 +157,7 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
       logger,
       platforms: registry,
       ...(options.runLink ? { runLink: options.runLink } : {}),
+      ...(lentBudget ? { sharedBudget: lentBudget } : {}),
     });
     try {
       await runtime.ready;
@@ -462,6 +473,7 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
   let stopped: Promise<{ flushed: boolean }> | undefined;
 
   const ready = (async () => {
+    await sharedBudget?.start();
     await ensureClusterSchema(pool);
     await refreshSettings();
     listener = await options.listen((space) => wake(space));
@@ -510,6 +522,7 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     turn,
     finishedTurn,
     spaceSettings,
+    budgetMode: () => sharedBudget?.mode(),
     configureSpace: (space, settings) => changeSettings(space, { settings }),
     resetSpace: (space) => changeSettings(space, { reset: true }),
     async health() {
@@ -523,7 +536,7 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
         instanceId,
         owns: leases.owned().sort(),
         store: storeState,
-        budget: options.budgetMode?.() ?? 'local',
+        budget: options.budgetMode?.() ?? sharedBudget?.mode() ?? 'local',
       };
     },
     stop() {
@@ -534,12 +547,27 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
         // Every space handed over (flushing its live turns while still the owner), then the leases released.
         await leases.stop();
         await listener?.close();
+        await sharedBudget?.stop();
         actor.stop();
         return { flushed: true };
       })();
       return stopped;
     },
   };
+}
+
+/** The process's shared budget as a space's runtime gets it: used, but started and stopped by the cluster. */
+function lend(budget: SharedBudget): SharedBudget {
+  const lent = Object.create(budget) as SharedBudget;
+  // Only the lifecycle is the borrower's no-op; every other call goes to the budget itself (`this` = the budget).
+  for (const key of ['mode', 'liveProcesses', 'take', 'admit', 'heartbeat'] as const) {
+    const method = budget[key] as (...args: unknown[]) => unknown;
+    Object.defineProperty(lent, key, { value: (...args: unknown[]) => method.apply(budget, args) });
+  }
+  Object.defineProperty(lent, 'start', { value: async () => {} });
+  Object.defineProperty(lent, 'stop', { value: async () => {} });
+  Object.defineProperty(lent, 'idle', { value: () => budget.idle() });
+  return lent;
 }
 
 function safeJson(value: unknown): string {

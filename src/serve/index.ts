@@ -176,6 +176,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       now: () => clock.now(),
       ...(runPage ? { runPage: runPage.deps } : {}),
       ...(cluster ? { cluster: () => cluster.runtime.health() } : {}),
+      budgetMode: () => runtime.budgetMode(),
     });
   } catch (error) {
     runPage?.stop();
