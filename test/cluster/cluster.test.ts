@@ -3,7 +3,7 @@
  * processes on one real Postgres (test/cluster/servers.ts) and the Slack
  * emulator, with a short lease (1500 ms).
  *
- * - 23.2/23.3: events of one turn sent to either process at random land as
+ * - 23.2/23.3/23.6: events of one turn sent to either process at random land as
  *   one log message per turn, every line once, in order, one answer; each
  *   space has one owner (/healthz `cluster.owns`), and any process answers
  *   GET /v1/turns/:id.
@@ -25,17 +25,20 @@ import {
   postEvents,
   startNode,
 } from './cluster-nodes.js';
-import { type RunningPostgres, startPostgres } from './servers.js';
+import { type RunningPostgres, type RunningServer, startPostgres, startRedis } from './servers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 let pg: RunningPostgres;
+let redis: RunningServer;
 let emulator: SlackEmulator;
 let databases = 0;
 
 beforeAll(async () => {
   pg = await startPostgres();
+  redis = await startRedis();
 }, 120_000);
 afterAll(async () => {
+  await redis?.stop();
   await pg?.stop();
 });
 afterEach(async () => {
@@ -60,6 +63,7 @@ async function startCluster(count: number): Promise<ClusterNode[]> {
     await freshDatabase(),
     { slack: { apiUrl: emulator.url, token: 'xoxb-cluster' } },
     cleanups,
+    { redisUrl: redis.url },
   );
   return Promise.all(Array.from({ length: count }, (_, i) => startNode(`node${i + 1}`, config, cleanups)));
 }
@@ -127,6 +131,8 @@ describe('cluster: two processes, one Postgres', () => {
     expect(owned.sort()).toEqual(channels.map((c) => `slack:${c}`).sort());
     expect(new Set(bodies.map((b) => b.cluster?.instanceId)).size).toBe(2);
     expect(bodies.every((b) => b.cluster?.store === 'ok')).toBe(true);
+    // One app budget shared through Redis (issue 23.5), one per process.
+    expect(bodies.every((b) => b.cluster?.budget === 'shared')).toBe(true);
     for (const node of nodes) {
       const turn = await vi.waitFor(async () => {
         const response = await fetch(`${node.url}/v1/turns/T-${channels[0]}`);
