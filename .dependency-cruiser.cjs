@@ -14,7 +14,17 @@ const CORE = [
 ];
 /** The package entry (src/index.ts) re-exports the clients and the daemon, so it may reach the edges. */
 const CORE_BELOW_EDGES = CORE.map((path) => path.replace('|index)', ')'));
-const SDKS = ['googleapis', 'google-auth-library', '@slack/', 'discord\\.js', '@discordjs/'];
+const SDKS = [
+  'googleapis',
+  'google-auth-library',
+  '@slack/',
+  'discord\\.js',
+  '@discordjs/',
+  'pg',
+  'pg-[a-z-]+',
+];
+/** The Postgres store (issue 23.1) is the one core folder that may use its driver; it is loaded on demand. */
+const POSTGRES_STORE = '^src/store/postgres/';
 const SDK_PATH = `(^|/)node_modules/(${SDKS.join('|')})`;
 
 module.exports = {
@@ -36,8 +46,9 @@ module.exports = {
     {
       name: 'core-not-to-sdks',
       severity: 'error',
-      comment: 'No platform SDK in the core: `import "turnlog"` must not load one.',
-      from: { path: CORE },
+      comment:
+        'No platform SDK (nor the Postgres driver) in the core: `import "turnlog"` must not load one. The Postgres store uses pg.',
+      from: { path: CORE, pathNot: POSTGRES_STORE },
       to: { path: SDK_PATH },
     },
     {
@@ -57,6 +68,14 @@ module.exports = {
       comment: 'The shared budget store is the one module that talks to Redis.',
       from: { path: '^(src|machines)/', pathNot: '^src/cluster/redis-budget\\.ts$' },
       to: { path: '(^|/)node_modules/ioredis/' },
+    },
+    {
+      name: 'postgres-store-loaded-on-demand',
+      severity: 'error',
+      comment:
+        'The Postgres store (and pg with it) is loaded only when store.url is set: by a dynamic import, never a static one (src/cluster/, itself loaded on demand, may import it).',
+      from: { path: '^src/', pathNot: [POSTGRES_STORE, '^src/cluster/'] },
+      to: { path: POSTGRES_STORE, dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
     {
       name: 'core-not-to-edges',

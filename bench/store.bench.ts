@@ -4,7 +4,9 @@
  * event. Side by side in one run, the memory store as the floor, SQLite
  * committing every call (`writes: 'immediate'`), and SQLite committing the
  * latest snapshot per turn and the run record once per tick (`per-tick`, the
- * default):
+ * default), and the Postgres store (issue 23.1: `store.url`, a real
+ * Postgres on loopback started for the run, per-tick writes like SQLite's,
+ * each commit a round trip to the server):
  *
  * 1. `saveTurn` alone, with real persisted turn snapshots (small and large),
  *    one save per turn per tick and a burst of ten (an NDJSON batch applies
@@ -23,16 +25,19 @@ import { builtinPlatforms } from '../src/platforms/all.js';
 import { provideTurnMachine } from '../src/runtime/turn.implementations.js';
 import { createRuntime } from '../src/runtime.js';
 import { createMemoryStore } from '../src/store/memory.js';
+import { openPostgresStore } from '../src/store/postgres/store.js';
 import { createSqliteStore } from '../src/store/sqlite.js';
 import type { TurnlogStore } from '../src/store/store.js';
 import { createMemorySurface } from '../src/testing/memory-surface.js';
+import { startPostgres } from '../test/cluster/servers.js';
 
 const SPACE = 'gchat:spaces/AAAA';
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface StoreKind {
   name: string;
-  open(path: string): TurnlogStore;
+  /** A new, empty store (migrated before it is measured). */
+  open(path: string): TurnlogStore | Promise<TurnlogStore>;
 }
 const KINDS: StoreKind[] = [
   { name: 'memory', open: () => createMemoryStore() },
@@ -235,10 +240,10 @@ async function compare<T extends Cost>(
   measure: (store: TurnlogStore, warmUp: boolean) => Promise<T>,
   file: () => string,
 ): Promise<T[][]> {
-  for (const kind of KINDS) await measure(kind.open(file()), true);
+  for (const kind of KINDS) await measure(await kind.open(file()), true);
   const runs: T[][] = KINDS.map(() => []);
   for (let r = 0; r < REPEATS; r++) {
-    for (const [i, kind] of KINDS.entries()) runs[i]?.push(await measure(kind.open(file()), false));
+    for (const [i, kind] of KINDS.entries()) runs[i]?.push(await measure(await kind.open(file()), false));
   }
   return runs;
 }
@@ -250,6 +255,12 @@ export default async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'turnlog-bench-store-'));
   let files = 0;
   const file = () => join(dir, `bench-${++files}.db`);
+  const postgres = await startPostgres();
+  let schemas = 0;
+  KINDS.push({
+    name: 'postgres per-tick',
+    open: () => openPostgresStore({ url: postgres.url, schema: `bench_${++schemas}`, poolMax: 4 }),
+  });
   try {
     const snapshots = [
       { label: 'small (5 entries)', snapshot: await realSnapshot(5) },
@@ -309,6 +320,8 @@ export default async function run(): Promise<void> {
     );
     printTable(['events/turn/tick', ...KINDS.map((k) => k.name), 'saveTurn calls/event'], runtimeRows);
   } finally {
+    KINDS.pop();
+    await postgres.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

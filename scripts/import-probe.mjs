@@ -1,13 +1,12 @@
 // `node scripts/import-probe.mjs [SPECIFIER]`: imports the built package (default
 // `turnlog`, after `turnlog` itself), parses one event, and prints one JSON line: how long that took,
-// how many CommonJS modules loaded, and which of them belong to a platform SDK (or ioredis, which only
-// cluster.redisUrl loads).
+// how many CommonJS modules loaded, and which of them belong to a platform SDK (or the server drivers,
+// pg and ioredis, which only store.url and cluster.redisUrl load).
 // The import test (test/package/import-cost.test.ts) and `npm run bench -- import` run it.
 import { createRequire } from 'node:module';
 
-// The server drivers of several instances (issue 23: pg, ioredis) count too: only `store.url` loads them.
 const SDK =
-  /node_modules\/(googleapis|google-auth-library|@slack|discord\.js|@discordjs|pg|pg-pool|pg-protocol|ioredis)\//;
+  /node_modules\/(googleapis|google-auth-library|@slack|discord\.js|@discordjs|pg|pg-[a-z-]+|ioredis)\//;
 const specifier = process.argv[2] ?? 'turnlog';
 const started = performance.now();
 const turnlog = await import('turnlog');

@@ -177,13 +177,26 @@ export const storeSchema = z
       .describe('SQLite database file, or ":memory:" (nothing survives a restart).'),
     url: z
       .string()
-      .regex(/^postgres(ql)?:\/\//, 'a postgres://user@host:port/db URL')
+      .regex(/^(postgres(ql)?:\/\/|env:)/, 'a postgres://user@host:port/db URL, or "env:NAME"')
       .optional()
       .describe(
-        'The shared Postgres store (instead of path): every serve with the same url serves the same app (README, "Running several instances").',
+        'The shared Postgres store, instead of path (README, "Running several instances"): every serve with the same url serves the same app. Its tables live in the schema "turnlog". May be "env:NAME" (it may hold a password).',
       ),
   })
-  .strict();
+  .strict()
+  // With url, path means nothing: it is left out (a config giving both is refused, storeConflicts).
+  .transform((store): { path?: string; url?: string } =>
+    store.url === undefined ? { path: store.path } : { url: store.url },
+  );
+
+/** `store.path` and `store.url` name two different stores: a config giving both is refused. */
+function storeConflicts(input: unknown): string[] {
+  const store = (input as { store?: unknown } | null | undefined)?.store;
+  if (store === null || typeof store !== 'object') return [];
+  return 'path' in store && 'url' in store
+    ? ['store: give either path (the SQLite file) or url (the shared Postgres store), not both']
+    : [];
+}
 
 /** `cluster` (CONTRACTS.md §6): several serve processes on one shared store. */
 export const clusterSchema = z
@@ -362,18 +375,21 @@ export function turnlogConfigSchemaFor(registry: PlatformRegistry): typeof turnl
 export function resolveConfig(input: unknown = {}, registry?: PlatformRegistry): TurnlogConfig {
   const schema = registry === undefined ? turnlogConfigSchema : turnlogConfigSchemaFor(registry);
   const result = schema.safeParse(input ?? {});
-  if (result.success) return result.data;
-  const lines = result.error.issues.flatMap((issue) => {
+  const conflicts = storeConflicts(input);
+  if (result.success && conflicts.length === 0) return result.data;
+  const lines = (result.success ? [] : result.error.issues).flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') return unknownKeyLines(schema, issue.path, issue.keys);
     const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
     return [`${path}: ${issue.message}`];
   });
+  lines.push(...conflicts);
   throw new ConfigError(`invalid turnlog config:\n  ${lines.join('\n  ')}`);
 }
 
-/** Where secrets may be given as `"env:NAME"`: the ingest token, the webhook secret and each platform's `secretKeys`. */
+/** Where secrets may be given as `"env:NAME"`: the ingest token, the store's url, the webhook secret and each platform's `secretKeys`. */
 const secretPaths = (registry: PlatformRegistry | undefined): readonly (readonly string[])[] => [
   ['ingest', 'token'],
+  ['store', 'url'],
   ['actions', 'webhook', 'secret'],
   ...(registry?.descriptors ?? []).flatMap((descriptor) =>
     (descriptor.secretKeys ?? []).map((key) => ['platforms', descriptor.id, key]),

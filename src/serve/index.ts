@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
-import { loadConfig, type TurnlogConfig } from '../config.js';
+import { ConfigError, loadConfig, type TurnlogConfig } from '../config.js';
 import type { PlatformDescriptor } from '../registry/descriptor.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import type { TurnlogStore } from '../store/store.js';
@@ -16,7 +16,7 @@ import { clusterLoggerOf, createServeLogger, runtimeLoggerOf } from './logger.js
 import { checkPlatformsAtStartup, servedPlatforms } from './platforms.js';
 import { createRunLinks, createRunPage, type RunPage } from './run-page/index.js';
 import type { ServeShutdown } from './signals.js';
-import { openServeStore } from './store.js';
+import { describeServeStore, openServeStore } from './store.js';
 import { createIntakes, createSurfaces } from './surfaces.js';
 
 export { createBearerCheck, isLoopbackHost } from './auth.js';
@@ -36,7 +36,10 @@ export interface ServeOptions {
    * when `config.platforms` or `surfaces` names it.
    */
   platforms?: readonly PlatformDescriptor[];
-  /** Default: SQLite at `config.store.path`, closed by `close()`. A given store is left open for its owner. */
+  /**
+   * Default: Postgres at `config.store.url` when set, else SQLite at `config.store.path`; closed by
+   * `close()`. A given store is left open for its owner.
+   */
   store?: TurnlogStore;
   /** Default: the system clock. It also times the shutdown bound (`ingest.shutdownTimeoutMs`). */
   clock?: Clock;
@@ -78,18 +81,23 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
   let runLinkOf: ((turnId: string) => string | undefined) | undefined;
   const cluster =
     options.store === undefined && config.store.url !== undefined
-      ? await (await import('../cluster/index.js')).startCluster({
-          url: config.store.url,
-          config,
-          surfaces,
-          platforms: registry,
-          clock,
-          logger: clusterLoggerOf(logger),
-          runLink: (turnId) => runLinkOf?.(turnId),
-        })
+      ? await (await import('../cluster/index.js'))
+          .startCluster({
+            url: config.store.url,
+            config,
+            surfaces,
+            platforms: registry,
+            clock,
+            logger: clusterLoggerOf(logger),
+            runLink: (turnId) => runLinkOf?.(turnId),
+          })
+          .catch((error: unknown) => {
+            // The store's errors name the URL without its password.
+            throw new ConfigError(`store.url: ${(error as Error).message}`);
+          })
       : undefined;
   const ownStore: Pick<TurnlogStore, 'close'> | undefined =
-    cluster ?? (options.store === undefined ? openServeStore(config.store.path) : undefined);
+    cluster ?? (options.store === undefined ? await openServeStore(config.store) : undefined);
   const store = options.store ?? cluster?.store ?? (ownStore as TurnlogStore);
 
   const { publicUrl, retentionDays } = config.runs;
@@ -190,7 +198,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
     {
       url: server.url,
       auth: config.ingest.token === undefined ? 'none (loopback)' : 'bearer',
-      store: options.store !== undefined ? 'given' : cluster ? 'postgres (cluster)' : config.store.path,
+      store: options.store !== undefined ? 'given' : describeServeStore(config.store),
       ...(cluster ? { instanceId: cluster.runtime.instanceId } : {}),
       surfaces: Object.keys(surfaces),
       intakes: Object.keys(intakes),

@@ -27,6 +27,27 @@ describe('the serve sections of the config', () => {
     expect(config.log).toEqual({ level: 'info' });
   });
 
+  it('store.url selects the shared Postgres store (issue 23.1): path is left out, both are refused', () => {
+    const url = 'postgres://turnlog@db.internal:5432/turnlog';
+    const config = resolveConfig({ store: { url } }, builtinPlatforms);
+    expect(config.store).toEqual({ url });
+    // A resolved config resolves again to itself (createRuntime resolves what serve resolved).
+    expect(resolveConfig(config, builtinPlatforms).store).toEqual({ url });
+    expect(() => resolveConfig({ store: { url, path: 'turnlog.sqlite' } }, builtinPlatforms)).toThrow(
+      'store: give either path (the SQLite file) or url (the shared Postgres store), not both',
+    );
+    expect(() => resolveConfig({ store: { url: 'mysql://db/turnlog' } }, builtinPlatforms)).toThrow(
+      /store\.url: a postgres:\/\/user@host:port\/db URL/,
+    );
+    const secret = 'postgres://turnlog:pw@db:5432/turnlog';
+    expect(loadConfig({ store: { url: 'env:TURNLOG_PG' } }, { TURNLOG_PG: secret }).store).toEqual({
+      url: secret,
+    });
+    expect(() => loadConfig({ store: { url: 'env:TURNLOG_PG' } }, {})).toThrow(
+      'store.url: environment variable TURNLOG_PG is not set',
+    );
+  });
+
   it('names every bad key and what was expected', () => {
     const attempt = () =>
       resolveConfig(

@@ -38,6 +38,11 @@ export function createWriteQueue(
           throw failure(what, error);
         });
         let broken: Error | undefined;
+        // A connection that fails while checked out (between our queries) emits 'error': kept, not thrown.
+        const onError = (error: Error) => {
+          broken = error;
+        };
+        client.on('error', onError);
         try {
           await client.query('BEGIN');
           await beforeWrite?.(client);
@@ -50,6 +55,7 @@ export function createWriteQueue(
           });
           throw failure(what, error);
         } finally {
+          client.off('error', onError);
           client.release(broken);
         }
       };

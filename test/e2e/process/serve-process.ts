@@ -11,13 +11,14 @@ import { ROOT } from '../../cli/cli.helpers.js';
 /**
  * A config file for serve in a new temporary directory (removed by `cleanups`):
  * ingest on a free loopback port, a SQLite store in that directory (the same
- * database for a restarted process), `platforms`, a 200 ms edit debounce and
- * warnings only.
+ * database for a restarted process) unless `store` is given (e.g. `{url}`: Postgres),
+ * `platforms`, a 200 ms edit debounce and warnings only.
  */
 export function serveConfigFile(
   prefix: string,
   platforms: Record<string, unknown>,
   cleanups: (() => Promise<void> | void)[],
+  store?: Record<string, unknown>,
 ): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,7 +27,7 @@ export function serveConfigFile(
     configPath,
     JSON.stringify({
       ingest: { host: '127.0.0.1', port: 0 },
-      store: { path: join(dir, 'turnlog.sqlite') },
+      store: store ?? { path: join(dir, 'turnlog.sqlite') },
       platforms,
       visibility: { threadLog: { editDebounceMs: 200 } },
       log: { level: 'warn' },
