@@ -178,6 +178,19 @@ export const storeSchema = z
   })
   .strict();
 
+/** `cluster` (CONTRACTS.md §6): several processes serving one app. */
+export const clusterSchema = z
+  .object({
+    redisUrl: z
+      .string()
+      .regex(/^rediss?:\/\/[^\s]+$/, 'a redis:// or rediss:// URL')
+      .optional()
+      .describe(
+        'The Redis every process of this app shares its rate budget through (issue 23.5); unset, the budget is this process’s alone.',
+      ),
+  })
+  .strict();
+
 /**
  * `platforms.<id>`, before a registry is known: one object per platform id.
  * `platformsSchemaFor(registry)` checks each against its descriptor.
@@ -284,6 +297,9 @@ export const turnlogConfigSchema = z
     runs: runsSchema
       .default(runsSchema.parse({}))
       .describe('The run page: each turn’s full record, live, behind a capability link.'),
+    cluster: clusterSchema
+      .default(clusterSchema.parse({}))
+      .describe('Several processes serving one app (CONTRACTS.md §6).'),
   })
   // Strict at every level: a misspelt section would otherwise start serve without it (issue 22.8).
   .strict();

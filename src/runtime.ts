@@ -22,6 +22,7 @@ import type { ClickResolver } from './actions/types.js';
 import { resolveWebhookSecret, startWebhookDelivery, type WebhookDelivery } from './actions/webhook.js';
 import { createRuntimeBackend } from './adapter/runtime-backend.js';
 import { systemClock } from './clock.js';
+import { createSharedBudget } from './cluster/shared-budget-of.js';
 import { resolveConfig } from './config.js';
 import type { RunEvent } from './events/schema.js';
 import { TurnSequencer } from './events/sequence.js';
@@ -189,9 +190,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     };
   };
 
+  // Issue 23 item 5: with cluster.redisUrl, the app's budget is shared with its other processes.
+  const sharedBudget = createSharedBudget(config.cluster, {
+    clock,
+    logger,
+    simulated: clock !== systemClock,
+  });
+
   root = createActorSystem({
     clock,
     logger,
+    budgetGate: sharedBudget,
     // Inspection costs on every event of every actor: on only when asked (`inspect`, or TURNLOG_INSPECT).
     inspect: options.inspect ?? createInspector(),
     spaceLogic,
@@ -248,6 +257,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   const ready = (async () => {
+    // Bounded by the store's connect timeout; out of reach, the budget starts in its fallback.
+    await sharedBudget?.start();
     const spaces = await restore.load();
     root.start();
     started = true;
@@ -388,7 +399,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await webhook?.stop();
       channel.close();
       root.stop();
+      await sharedBudget?.stop();
       return { flushed };
     },
+    budgetMode: () => sharedBudget?.mode(),
   };
 }

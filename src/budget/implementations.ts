@@ -29,6 +29,7 @@ import {
   closeCard,
   coolOff,
   coolOffRemainingMs,
+  holdsToken,
   nextFundingAt,
   nextQueuedAt,
   nextWakeAt,
@@ -41,11 +42,19 @@ import {
   settleBookings,
   wakeLine,
 } from './bucket.js';
-import type { BudgetConfig } from './config.js';
+import type { BudgetConfig, WriteKind } from './config.js';
+import type { SharedTakeClass } from './shared-bucket.js';
+import type { BudgetGate } from './shared-budget.js';
 
 export interface BudgetImplementationsOptions {
   /** The clock the actor runs on (epoch ms). */
   now: () => number;
+  /**
+   * Issue 23 item 5: the app's budget shared with other processes
+   * (src/budget/shared-budget.ts). What this bucket lets out takes its tokens
+   * there too before the asker hears it; absent, replies go at once.
+   */
+  gate?: BudgetGate | undefined;
 }
 
 type BudgetImplementations = Parameters<BudgetMachine['provide']>[0];
@@ -72,8 +81,49 @@ function nextDue(
   return { nextDueAt: next, nextDueInMs: next === null ? 0 : Math.max(0, next - at) };
 }
 
-type Reply = { to: AnyActorRef; event: GrantedEvent | RefusedEvent | FundedEvent | AdvisoryAnswerEvent };
+/** What a reply lets out, for the shared gate: the write's channel and kind, and its class. */
+interface Outgoing {
+  channel?: string | undefined;
+  write?: WriteKind | undefined;
+  cls: SharedTakeClass;
+}
 
+type Reply = {
+  to: AnyActorRef;
+  event: GrantedEvent | RefusedEvent | FundedEvent | AdvisoryAnswerEvent;
+  /** Set when the reply lets a write out (a grant, a funding): it passes the gate first. */
+  out?: Outgoing;
+};
+
+/** What sending a reply needs of an action's `enqueue`. */
+interface ReplyEnqueue {
+  (action: () => void): void;
+  sendTo(to: AnyActorRef, event: Reply['event']): void;
+}
+
+/** Sends a reply; one that lets a write out passes the shared gate first (when there is one). */
+function sendReply(
+  enqueue: ReplyEnqueue,
+  config: BudgetConfig,
+  gate: BudgetGate | undefined,
+  reply: Reply,
+): void {
+  const { out } = reply;
+  if (gate === undefined || out === undefined) {
+    enqueue.sendTo(reply.to, reply.event);
+    return;
+  }
+  enqueue(() =>
+    gate.admit({ config, channel: out.channel, write: out.write, cls: out.cls }, (ok) => {
+      // Only an advisory write is ever refused by the gate: skip it.
+      const event: Reply['event'] =
+        ok || reply.event.type !== 'budget.advisory.answer'
+          ? reply.event
+          : { ...reply.event, granted: false };
+      reply.to.send(event);
+    }),
+  );
+}
 /** The reply to a progress request now; none while the card waits in the line (its reply-to is kept). */
 function answerOrWait(
   context: BudgetMachineContext,
@@ -84,7 +134,25 @@ function answerOrWait(
     context.lineReplyTo[params.cardId] = params.replyTo;
     return null;
   }
-  return { to: params.replyTo, event: replyFor(decision) };
+  return {
+    to: params.replyTo,
+    event: replyFor(decision),
+    ...(decision.granted
+      ? { out: { channel: params.channel, write: params.write, cls: 'progress' as const } }
+      : {}),
+  };
+}
+
+/** Each queued write's channel and kind (read before serving, which forgets them), for the shared gate. */
+function queuedOutgoing(state: BudgetState): Map<number, Outgoing> {
+  const out = new Map<number, Outgoing>();
+  if (state.queuedCount === 0) return out;
+  for (const [channel, lane] of Object.entries(state.queued)) {
+    for (const ids of Object.values(lane.groups)) {
+      for (const id of ids) out.set(id, { channel, write: state.queuedWrites?.[id], cls: 'queued' });
+    }
+  }
+  return out;
 }
 
 /**
@@ -100,28 +168,44 @@ function serveAt(
   const settled = settleBookings(context.budget, context.config, at);
   let stillWaiting = waiters;
   if (settled.funded.length > 0) {
-    const fundedIds = new Set(settled.funded.map((booking) => booking.id));
+    const fundedById = new Map(settled.funded.map((booking) => [booking.id, booking]));
     for (const waiter of waiters) {
-      if (fundedIds.has(waiter.bookingId)) replies.push({ to: waiter.replyTo, event: funded });
+      const booking = fundedById.get(waiter.bookingId);
+      if (booking === undefined) continue;
+      // A booking that holds no token of the bucket (a separate kind) takes none of the shared one either.
+      const out: Outgoing | undefined = holdsToken(booking)
+        ? { channel: booking.channel, cls: 'terminal' }
+        : undefined;
+      replies.push({ to: waiter.replyTo, event: funded, ...(out ? { out } : {}) });
     }
-    stillWaiting = waiters.filter((waiter) => !fundedIds.has(waiter.bookingId));
+    stillWaiting = waiters.filter((waiter) => !fundedById.has(waiter.bookingId));
   }
+  const queuedOut = queuedOutgoing(settled.state);
   const queued = serveQueued(settled.state, context.config, at);
   for (const id of queued.funded) {
     const to = context.queuedReplyTo[id];
     delete context.queuedReplyTo[id];
-    if (to) replies.push({ to, event: funded });
+    if (to) replies.push({ to, event: funded, ...(queuedOut.has(id) ? { out: queuedOut.get(id)! } : {}) });
   }
   const woken = wakeLine(queued.state, context.config, at);
   for (const answer of woken.answers) {
     const to = context.lineReplyTo[answer.cardId];
     delete context.lineReplyTo[answer.cardId];
-    if (to) replies.push({ to, event: replyFor(answer.decision) });
+    const channel = woken.state.registry.cards[answer.cardId]?.channel;
+    if (to)
+      replies.push({
+        to,
+        event: replyFor(answer.decision),
+        ...(answer.decision.granted ? { out: { channel, cls: 'progress' as const } } : {}),
+      });
   }
   return { replies, budget: woken.state, waiters: stillWaiting };
 }
 
-export function createBudgetImplementations({ now }: BudgetImplementationsOptions): BudgetImplementations {
+export function createBudgetImplementations({
+  now,
+  gate,
+}: BudgetImplementationsOptions): BudgetImplementations {
   return {
     actions: {
       answerProgress: enqueueActions(({ context, enqueue }, params: FrameRequestParams) => {
@@ -138,7 +222,7 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           lineReplyTo: context.lineReplyTo,
           ...(context.nextDueAt === null ? nextDue(state, context.config) : {}),
         });
-        if (reply) enqueue.sendTo(reply.to, reply.event);
+        if (reply) sendReply(enqueue, context.config, gate, reply);
       }),
       refuseDuringCoolOff: enqueueActions(({ context, enqueue }, params: FrameRequestParams) => {
         const { state, decision } = refuseDuringCoolOff(context.budget, context.config, {
@@ -149,7 +233,7 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
         });
         const reply = answerOrWait(context, params, decision);
         enqueue.assign({ budget: state, lineReplyTo: context.lineReplyTo });
-        if (reply) enqueue.sendTo(reply.to, reply.event);
+        if (reply) sendReply(enqueue, context.config, gate, reply);
       }),
       bookTerminal: enqueueActions(({ context, enqueue }, params: FrameRequestParams) => {
         // Its turn is ending: it no longer waits for a progress token.
@@ -169,7 +253,7 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           lineReplyTo: context.lineReplyTo,
           ...nextDue(served.budget, context.config),
         });
-        for (const reply of served.replies) enqueue.sendTo(reply.to, reply.event);
+        for (const reply of served.replies) sendReply(enqueue, context.config, gate, reply);
       }),
       bookQueued: enqueueActions(({ context, enqueue }, params: QueuedBookParams) => {
         const { state, id } = bookQueued(context.budget, context.config, {
@@ -187,7 +271,7 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           lineReplyTo: context.lineReplyTo,
           ...nextDue(served.budget, context.config),
         });
-        for (const reply of served.replies) enqueue.sendTo(reply.to, reply.event);
+        for (const reply of served.replies) sendReply(enqueue, context.config, gate, reply);
       }),
       answerAdvisory: enqueueActions(({ context, enqueue }, params: AdvisoryParams) => {
         const { state, granted: ok } = requestAdvisory(context.budget, context.config, now());
@@ -197,7 +281,11 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           purpose: params.purpose,
           granted: ok,
         };
-        enqueue.sendTo(params.replyTo, answer);
+        sendReply(enqueue, context.config, gate, {
+          to: params.replyTo,
+          event: answer,
+          ...(ok ? { out: { cls: 'advisory' as const } } : {}),
+        });
       }),
       serveDue: enqueueActions(({ context, enqueue }) => {
         // The timer fired, so what it was set for is due even if the clock reads earlier (it went back).
@@ -210,7 +298,7 @@ export function createBudgetImplementations({ now }: BudgetImplementationsOption
           lineReplyTo: context.lineReplyTo,
           ...nextDue(served.budget, context.config),
         });
-        for (const reply of served.replies) enqueue.sendTo(reply.to, reply.event);
+        for (const reply of served.replies) sendReply(enqueue, context.config, gate, reply);
       }),
       startCoolOff: enqueueActions(({ context, enqueue }, params: { retryAfterMs: number }) => {
         const state = coolOff(context.budget, context.config, {

@@ -12,6 +12,7 @@ import { runtimeMachine, spaceChildId } from '../../machines/runtime.machine.js'
 import type { RestoredTurn, SpaceInput, spaceMachine } from '../../machines/space.machine.js';
 import type { BudgetInput } from '../budget/config.js';
 import { createBudgetImplementations } from '../budget/implementations.js';
+import type { BudgetGate } from '../budget/shared-budget.js';
 import type { Clock } from '../clock.js';
 import type { RuntimeLogger } from './types.js';
 
@@ -33,11 +34,15 @@ export interface ActorSystemDeps {
   answersOf: (space: string) => DeliveryInput[];
   /** Persists every changed snapshot now (a restarted space resumes from the newest). */
   writeAll: () => void;
+  /** Issue 23 item 5: the budget shared with the app's other processes, which every grant passes. */
+  budgetGate?: BudgetGate | undefined;
 }
 
 export function createActorSystem(deps: ActorSystemDeps): AnyActorRef {
   const { logger } = deps;
-  const budgetLogic = budgetMachine.provide(createBudgetImplementations({ now: () => deps.clock.now() }));
+  const budgetLogic = budgetMachine.provide(
+    createBudgetImplementations({ now: () => deps.clock.now(), gate: deps.budgetGate }),
+  );
   const restoreEvent = (turns: RestoredTurn[], space: string) => {
     const answers = deps.answersOf(space);
     return { type: 'space.restore' as const, turns, ...(answers.length > 0 ? { answers } : {}) };

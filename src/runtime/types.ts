@@ -148,6 +148,13 @@ export interface Runtime {
    * (default 10 s); resolves `{flushed}` telling whether all did.
    */
   stop(opts?: StopOptions): Promise<{ flushed: boolean }>;
+  /**
+   * Issue 23 item 5: with `cluster.redisUrl`, whether the app's budget is
+   * shared with the other processes now (`shared`) or this process keeps its
+   * share of each limit because Redis is out of reach (`local-fallback`);
+   * undefined without `cluster.redisUrl` (`/healthz` `cluster.budget`).
+   */
+  budgetMode(): 'shared' | 'local-fallback' | undefined;
   /** The root actor (for inspection and tests). */
   readonly actor: AnyActorRef;
   /**

@@ -80,6 +80,12 @@ export interface IngestServerOptions {
   bodyTimeoutMs?: number;
   /** The run page (`runs.publicUrl` set): its routes under /runs/, and `runUrl` on GET /v1/turns/:id. */
   runPage?: Omit<RunPageDeps, 'closing'>;
+  /**
+   * Issue 23 item 5 (CONTRACTS.md §6): whether the app's budget is shared
+   * now or this process keeps its share (`runtime.budgetMode()`); shown as
+   * `/healthz` `cluster.budget` when it says either.
+   */
+  budgetMode?: () => 'shared' | 'local-fallback' | undefined;
 }
 
 export interface IngestServer {
@@ -336,8 +342,11 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
       options.surfaces,
       options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
     );
-    if (notReady.length === 0) sendJson(response, 200, { ok: true });
-    else sendJson(response, 503, { ok: false, notReady });
+    const budget = options.budgetMode?.();
+    // The budget's fallback keeps delivering: it is reported, never a reason to answer 503.
+    const cluster = budget === undefined ? {} : { cluster: { budget } };
+    if (notReady.length === 0) sendJson(response, 200, { ok: true, ...cluster });
+    else sendJson(response, 503, { ok: false, notReady, ...cluster });
   }
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -156,6 +156,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       logger,
       now: () => clock.now(),
       ...(runPage ? { runPage: runPage.deps } : {}),
+      budgetMode: () => runtime.budgetMode(),
     });
   } catch (error) {
     runPage?.stop();
