@@ -1,10 +1,11 @@
 // `node scripts/import-probe.mjs [SPECIFIER]`: imports the built package (default
 // `turnlog`, after `turnlog` itself), parses one event, and prints one JSON line: how long that took,
-// how many CommonJS modules loaded, and which of them belong to a platform SDK.
+// how many CommonJS modules loaded, and which of them belong to a platform SDK (or ioredis, which only
+// cluster.redisUrl loads).
 // The import test (test/package/import-cost.test.ts) and `npm run bench -- import` run it.
 import { createRequire } from 'node:module';
 
-const SDK = /node_modules\/(googleapis|google-auth-library|@slack|discord\.js|@discordjs)\//;
+const SDK = /node_modules\/(googleapis|google-auth-library|@slack|discord\.js|@discordjs|ioredis)\//;
 const specifier = process.argv[2] ?? 'turnlog';
 const started = performance.now();
 const turnlog = await import('turnlog');

@@ -1,7 +1,8 @@
 /**
  * Issue 21.1: `import('turnlog')` plus parsing an event loads no platform
  * SDK (googleapis, google-auth-library, @slack/*, discord.js, @discordjs/*);
- * a platform's SDK loads with its own entry (`turnlog/gchat`). Runs a fresh
+ * a platform's SDK loads with its own entry (`turnlog/gchat`). Nor ioredis
+ * (issue 23.5: loaded only when `cluster.redisUrl` is set). Runs a fresh
  * node on the built dist/ (`npm run build`). The time is the bench's job
  * (`npm run bench -- import`), not this test's.
  */
