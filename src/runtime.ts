@@ -191,11 +191,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   // Issue 23 item 5: with cluster.redisUrl, the app's budget is shared with its other processes.
-  const sharedBudget = createSharedBudget(config.cluster, {
-    clock,
-    logger,
-    simulated: clock !== systemClock,
-  });
+  const sharedBudget =
+    options.sharedBudget ??
+    createSharedBudget(config.cluster, {
+      clock,
+      logger,
+      simulated: clock !== systemClock,
+    });
 
   root = createActorSystem({
     clock,

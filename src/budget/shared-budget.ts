@@ -104,6 +104,8 @@ export class SharedBudget implements BudgetGate {
   private readonly local = new Map<string, SharedBucketState>();
   private beat: unknown;
   private stopped = false;
+  /** Takes sent to the store and not yet answered. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(opts: SharedBudgetOptions) {
     this.store = opts.store;
@@ -157,10 +159,14 @@ export class SharedBudget implements BudgetGate {
   async take(specs: readonly SharedBucketSpec[], n: number, cls: SharedTakeClass): Promise<SharedTakeResult> {
     if (specs.length === 0) return { granted: true, waitMs: 0 };
     if (this.current === 'shared') {
+      const taking = this.store.take(specs, n, cls, this.storeNow?.());
+      this.inFlight.add(taking);
       try {
-        return await this.store.take(specs, n, cls, this.storeNow?.());
+        return await taking;
       } catch (error) {
         this.fallBack(messageOf(error));
+      } finally {
+        this.inFlight.delete(taking);
       }
     }
     const now = this.clock.now();
@@ -196,6 +202,11 @@ export class SharedBudget implements BudgetGate {
       );
     };
     attempt();
+  }
+
+  /** Resolves once no take sent to the store is waiting for its answer (tests step a simulated clock after it). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   async stop(): Promise<void> {

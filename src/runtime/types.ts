@@ -2,10 +2,12 @@
  * The public types of `createRuntime` (docs/library.md): its options, the
  * `Runtime` it returns, and what its methods give back.
  */
+
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import type { ActionPage, ActionsPollOptions } from '../actions/outbox.js';
 import type { Action, ClickResolver, IntakeEvent, IntakeResult } from '../actions/types.js';
 import type { ChannelBackend } from '../adapter/channel-adapter.js';
+import type { SharedBudget } from '../budget/shared-budget.js';
 import type { Clock } from '../clock.js';
 import type { TurnlogConfigInput } from '../config.js';
 import type { RunEvent } from '../events/schema.js';
@@ -48,6 +50,12 @@ export interface RuntimeOptions {
   resolveClick?: ClickResolver;
   /** Issue 25 (run page): the turn's run page URL, carried as "Full log" on every frame of its log. */
   runLink?: (turnId: string) => string | undefined;
+  /**
+   * Issue 23 item 5: the app's budget shared with its other processes.
+   * Default: on Redis when `cluster.redisUrl` is set, else none. The runtime
+   * starts it with `ready` and stops it with `stop()`.
+   */
+  sharedBudget?: SharedBudget;
 }
 
 export interface SpaceOverrides {
