@@ -42,6 +42,23 @@ export type {
   InboundMessage,
   OutboundMessage,
 } from './adapter/types.js';
+export type {
+  ChannelLimit,
+  SharedBucketSpec,
+  SharedTakeClass,
+  SharedTakeResult,
+} from './budget/shared-bucket.js';
+// Issue 23 item 5: the app's budget shared across processes (cluster.redisUrl; ioredis loads only then).
+// Types only: a runtime makes its own from cluster.redisUrl (RuntimeOptions.sharedBudget to give one).
+export type {
+  BudgetGate,
+  SharedAsk,
+  SharedBudget,
+  SharedBudgetLogger,
+  SharedBudgetMode,
+  SharedBudgetOptions,
+  SharedBudgetStore,
+} from './budget/shared-budget.js';
 // Sending events: the HTTP and in-process clients.
 export * from './client/index.js';
 // The runtime and its configuration (docs/cli.md lists every key).

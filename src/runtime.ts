@@ -401,7 +401,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await webhook?.stop();
       channel.close();
       root.stop();
-      await sharedBudget?.stop();
+      // One given in the options is its giver's to stop (it may serve other runtimes too).
+      if (options.sharedBudget === undefined) await sharedBudget?.stop();
       return { flushed };
     },
     budgetMode: () => sharedBudget?.mode(),

@@ -163,6 +163,7 @@ function serveAt(
   context: BudgetMachineContext,
   waiters: BudgetMachineContext['waiters'],
   at: number,
+  gated = false,
 ): { replies: Reply[]; budget: BudgetState; waiters: BudgetMachineContext['waiters'] } {
   const replies: Reply[] = [];
   const settled = settleBookings(context.budget, context.config, at);
@@ -180,7 +181,8 @@ function serveAt(
     }
     stillWaiting = waiters.filter((waiter) => !fundedById.has(waiter.bookingId));
   }
-  const queuedOut = queuedOutgoing(settled.state);
+  // Only a gate needs to know what each queued write is (a pass over the queue).
+  const queuedOut = gated ? queuedOutgoing(settled.state) : new Map<number, Outgoing>();
   const queued = serveQueued(settled.state, context.config, at);
   for (const id of queued.funded) {
     const to = context.queuedReplyTo[id];
@@ -245,7 +247,7 @@ export function createBudgetImplementations({
           ...(params.write === undefined ? {} : { write: params.write }),
         });
         const waiters = [...context.waiters, { bookingId: booking.id, replyTo: params.replyTo }];
-        const served = serveAt(context, waiters, state.clockAt ?? booking.fundedAt);
+        const served = serveAt(context, waiters, state.clockAt ?? booking.fundedAt, gate !== undefined);
         enqueue.assign({
           budget: served.budget,
           waiters: served.waiters,
@@ -263,7 +265,7 @@ export function createBudgetImplementations({
           ...(params.write === undefined ? {} : { write: params.write }),
         });
         context.queuedReplyTo[id] = params.replyTo;
-        const served = serveAt(context, context.waiters, state.clockAt ?? now());
+        const served = serveAt(context, context.waiters, state.clockAt ?? now(), gate !== undefined);
         enqueue.assign({
           budget: served.budget,
           waiters: served.waiters,
@@ -290,7 +292,7 @@ export function createBudgetImplementations({
       serveDue: enqueueActions(({ context, enqueue }) => {
         // The timer fired, so what it was set for is due even if the clock reads earlier (it went back).
         const at = Math.max(now(), context.nextDueAt ?? Number.NEGATIVE_INFINITY);
-        const served = serveAt(context, context.waiters, at);
+        const served = serveAt(context, context.waiters, at, gate !== undefined);
         enqueue.assign({
           budget: served.budget,
           waiters: served.waiters,

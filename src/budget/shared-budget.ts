@@ -133,8 +133,19 @@ export class SharedBudget implements BudgetGate {
     return this.live;
   }
 
-  /** Connects and says this process is alive; never throws (out of reach: the fallback, until it answers). */
-  async start(): Promise<void> {
+  private starting: Promise<void> | undefined;
+
+  /**
+   * Connects and says this process is alive; never throws (out of reach: the
+   * fallback, until it answers). Idempotent: runtimes given the same budget
+   * share one start.
+   */
+  start(): Promise<void> {
+    this.starting ??= this.connectAndBeat();
+    return this.starting;
+  }
+
+  private async connectAndBeat(): Promise<void> {
     try {
       await this.store.connect();
     } catch (error) {

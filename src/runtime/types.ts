@@ -53,7 +53,9 @@ export interface RuntimeOptions {
   /**
    * Issue 23 item 5: the app's budget shared with its other processes.
    * Default: on Redis when `cluster.redisUrl` is set, else none. The runtime
-   * starts it with `ready` and stops it with `stop()`.
+   * starts it with `ready` (`start()` is idempotent: one budget may serve
+   * several runtimes); it stops at `stop()` only the one it made, a given one
+   * is its giver's to stop.
    */
   sharedBudget?: SharedBudget;
 }

@@ -133,7 +133,10 @@ async function busyApp(shared: boolean): Promise<{ updates: number[]; answers: b
   const answers = turns.map(({ turnId }) =>
     calls.some((c) => c.op === 'create' && c.status < 300 && (c.text ?? '').includes(`answer of ${turnId}.`)),
   );
-  for (const p of processes) await p.runtime.stop();
+  for (const p of processes) {
+    await p.runtime.stop();
+    await p.shared?.stop();
+  }
   return { updates, answers };
 }
 
