@@ -334,6 +334,14 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
 
   async function sync(): Promise<void> {
     await Promise.all([...writes]);
+    // Spaces run here: their events applied and what they caused (the turns' snapshots) committed too, as a
+    // single serve's 202 means (a space run elsewhere is applied by its owner once woken).
+    await Promise.all(
+      [...owners.values()].map(async (owner) => {
+        await owner.draining;
+        await owner.runtime.sync().catch(() => undefined);
+      }),
+    );
     const failure = writeFailure;
     writeFailure = undefined;
     if (failure !== undefined) throw new Error(`${failure} (since the last sync; not everything is durable)`);
