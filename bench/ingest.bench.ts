@@ -67,6 +67,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 interface Build {
   name: string;
   createRuntime?: typeof createRuntime;
+  platforms?: unknown;
   startIngestServer: typeof startIngestServer;
 }
 
@@ -84,7 +85,7 @@ async function runCase(
     rssPeak = Math.max(rssPeak, rssMib());
   }, 50);
   const bench = await startBenchRuntime(forgetfulSurface(), {
-    ...(build.createRuntime ? { createRuntime: build.createRuntime } : {}),
+    ...(build.createRuntime ? { createRuntime: build.createRuntime, platforms: build.platforms } : {}),
     ...(sqlite ? { store: sqlite } : {}),
   });
   const server = await build.startIngestServer({
@@ -162,6 +163,7 @@ export default async function run(): Promise<void> {
     {
       name: `main ${baseline.commit}`,
       createRuntime: baseline.createRuntime,
+      platforms: baseline.platforms,
       startIngestServer: (
         await baseline.load<{ startIngestServer: typeof startIngestServer }>('src/serve/http.ts')
       ).startIngestServer,

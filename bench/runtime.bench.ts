@@ -25,6 +25,7 @@
 import { createMemorySurface } from '../src/testing/memory-surface.js';
 import { type BenchRuntime, startBenchRuntime } from './runtime/harness.js';
 import { exposeGc, settledHeapUsed } from './runtime/heap.js';
+import { classGrowth, type HeapClass, heapClasses } from './runtime/heap-classes.js';
 import { HeapClock } from './runtime/heap-clock.js';
 import { count, cpuSeconds, mib, printTable, progress, signedBytes } from './runtime/report.js';
 import { runtimeStructures, turnStates } from './runtime/structures.js';
@@ -192,16 +193,25 @@ const IDLE_WARM_UP_TURNS = 1_100;
  */
 const IDLE_GROUP = 100;
 
-async function idleTurnBytes(
-  gc: () => void,
-  idleTurns: number,
-): Promise<{ before: number; after: number; idle: number }> {
+interface IdleHeap {
+  before: number;
+  after: number;
+  idle: number;
+  /** Mean JSON chars of a live turn's persisted snapshot (its context and state). */
+  snapshotChars: number;
+  /** Heap by class (bench/runtime/heap-classes.ts) before and after the idle turns, when asked for. */
+  classes?: { before: Map<string, HeapClass>; after: Map<string, HeapClass> };
+}
+
+async function idleTurnBytes(gc: () => void, idleTurns: number, byClass = false): Promise<IdleHeap> {
   const bench = await startBenchRuntime(forgetfulSurface(), { config: UNPACED_BUDGET });
   const root = (_: string, n: number) => `u${n}`;
   for (let first = 0; first < IDLE_WARM_UP_TURNS; first += SPACES) {
     await runTurns(bench, planTurns(SPACES, SPACES, root, first), [...IDLE_ROUNDS, answerAndEnd], ROUND_MS);
   }
+  const classesBefore = byClass ? await heapClasses(gc) : undefined;
   const before = settledHeapUsed(gc);
+  const idleIds: string[] = [];
   for (let started = 0; started < idleTurns; started += IDLE_GROUP) {
     const group = planTurns(
       Math.min(IDLE_GROUP, idleTurns - started),
@@ -210,28 +220,79 @@ async function idleTurnBytes(
       IDLE_WARM_UP_TURNS + started,
     );
     await runTurns(bench, group, IDLE_ROUNDS, ROUND_MS);
+    idleIds.push(...group.map((turn) => turn.turnId));
   }
   const after = settledHeapUsed(gc);
+  const classesAfter = classesBefore ? await heapClasses(gc) : undefined;
   const idle = turnStates(bench.runtime).get('opened.live') ?? 0;
+  await bench.runtime.sync();
+  let chars = 0;
+  for (const turnId of idleIds)
+    chars += JSON.stringify((await bench.store.loadTurn(turnId))?.snapshot ?? null).length;
   await bench.runtime.stop();
-  return { before, after, idle };
+  return {
+    before,
+    after,
+    idle,
+    snapshotChars: chars / idleIds.length,
+    ...(classesBefore && classesAfter ? { classes: { before: classesBefore, after: classesAfter } } : {}),
+  };
+}
+
+/** The classes that make most of an idle turn's heap, per turn (1,000 idle turns; a heap snapshot each side). */
+function printClasses(turns: number, classes: NonNullable<IdleHeap['classes']>): void {
+  const rows = classGrowth(classes.before, classes.after);
+  const total = rows.reduce((sum, row) => sum + row.bytes, 0);
+  console.log(
+    `\nwhat an idle turn's heap is (heap snapshots before and after ${count(turns)} idle turns, ` +
+      'self sizes by V8 node type and constructor, per turn; the 12 largest):\n',
+  );
+  printTable(
+    ['class', 'objects per turn', 'bytes per turn', 'share'],
+    rows
+      .slice(0, 12)
+      .map((row) => [
+        row.name,
+        (row.count / turns).toFixed(1),
+        count(row.bytes / turns),
+        `${((100 * row.bytes) / total).toFixed(1)} %`,
+      ]),
+  );
 }
 
 async function idleHeapPhase(gc: () => void): Promise<void> {
   const rows: string[][] = [];
+  let classes: IdleHeap['classes'];
   for (const turns of [1_000, 10_000]) {
     progress(`heap: ${count(turns)} idle turns`);
-    const { before, after, idle } = await idleTurnBytes(gc, turns);
-    rows.push([count(turns), count(idle), mib(before), mib(after), count((after - before) / turns)]);
+    const measured = await idleTurnBytes(gc, turns, turns === 1_000);
+    const { before, after, idle, snapshotChars } = measured;
+    classes ??= measured.classes;
+    rows.push([
+      count(turns),
+      count(idle),
+      mib(before),
+      mib(after),
+      count((after - before) / turns),
+      count(snapshotChars),
+    ]);
   }
   console.log(
     `\nheap per live idle turn: ${eventsPerTurn(IDLE_ROUNDS)} events (4 log entries) each, log posted and edited, ` +
       `nothing pending; ${SPACES} spaces, memory store, a surface that keeps nothing\n`,
   );
   printTable(
-    ['live turns', 'idle (opened.live)', 'heap before MiB', 'heap after MiB', 'bytes per idle turn'],
+    [
+      'live turns',
+      'idle (opened.live)',
+      'heap before MiB',
+      'heap after MiB',
+      'bytes per idle turn',
+      'persisted snapshot chars',
+    ],
     rows,
   );
+  if (classes) printClasses(1_000, classes);
 }
 
 // ------------------------------------------------------------------ 3. heap after finished turns

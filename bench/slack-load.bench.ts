@@ -23,7 +23,11 @@
  * Besides: the chat.postMessage calls (Slack limits them per channel, apart
  * from chat.update), the chat.update calls that were progress frames, and
  * the rate terminal frames took while cards were live — the 200 terminal
- * frames share chat.update's 50 a minute with the progress frames.
+ * frames share chat.update's 50 a minute with the progress frames — and
+ * where the lag comes from (issue 26 item 4): which lines were first shown
+ * by a progress frame and which only by the terminal frame, each with its
+ * lag, how long a terminal frame took after turn_ended, and how many
+ * progress frames each card got.
  */
 import { SimulatedClock } from 'xstate';
 import { startSlackEmulator } from '../src/emulators/slack/index.js';
@@ -35,6 +39,10 @@ import type { ChatSurface } from '../src/surfaces/surface.js';
 import { cpuSeconds, printTable, progress } from './runtime/report.js';
 import { seeded } from './runtime/seeded.js';
 
+/** `--config=JSON`: the runtime's config (default none), e.g. `--config='{"budgets":{"slack":{"marginFraction":0}}}'`. */
+const CONFIG = JSON.parse(
+  process.argv.find((a) => a.startsWith('--config='))?.slice('--config='.length) ?? '{}',
+) as Record<string, unknown>;
 const CARDS = 200;
 const CHANNELS = 20;
 const SIMULATED_MS = 600_000;
@@ -94,7 +102,7 @@ export default async function run(): Promise<void> {
   };
   const runtime = createRuntime({
     platforms: builtinPlatforms,
-    config: {},
+    config: CONFIG,
     surfaces: { slack: surface },
     clock,
     logger: { warn: () => {}, error: () => {} },
@@ -199,6 +207,13 @@ export default async function run(): Promise<void> {
     writesByCard.set(call.messageId, list);
   }
   const lags: number[] = [];
+  /** Where the lag comes from: the lags of lines first shown by the terminal frame, and of those by a progress frame. */
+  const lagsByTerminal: number[] = [];
+  const lagsByProgress: number[] = [];
+  /** turn_ended → the terminal frame (the card's last write). */
+  const terminalDelays: number[] = [];
+  /** Per card: its progress frames (the edits before its terminal frame), the first line's edit included. */
+  const progressPerCard: number[] = [];
   let terminalLanded = 0;
   let liveMsTotal = 0;
   for (const turn of turns) {
@@ -206,10 +221,16 @@ export default async function run(): Promise<void> {
     const cards = (view?.logMessages ?? []).map((m) => m.messageId);
     const writes = cards.flatMap((id) => writesByCard.get(id) ?? []).sort((a, b) => a.seq - b.seq);
     const lines = sent.get(turn.turnId)!;
+    const lastWrite = writes.at(-1);
     for (const line of lines) {
       const shown = writes.find((w) => w.at >= line.at && (w.text ?? '').includes(line.path));
-      if (shown) lags.push(shown.at - line.at);
+      if (!shown) continue;
+      lags.push(shown.at - line.at);
+      (shown === lastWrite ? lagsByTerminal : lagsByProgress).push(shown.at - line.at);
     }
+    const endedAt = START_MS + (turn.steps.at(-1) ?? turn.startMs) + 1000;
+    if (lastWrite) terminalDelays.push(lastWrite.at - endedAt);
+    progressPerCard.push(writes.filter((w) => w.op === 'update').length - 1);
     const last = lines.at(-1);
     const finalCard = cards.at(-1);
     const finalText =
@@ -234,6 +255,8 @@ export default async function run(): Promise<void> {
     if (start && card) acks.push(card.at - start.at);
   }
   acks.sort((a, b) => a - b);
+  const byNumber = (a: number, b: number) => a - b;
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const quantile = (sorted: number[], q: number) =>
     sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
   const p95 = lags[Math.min(lags.length - 1, Math.floor(lags.length * 0.95))] ?? 0;
@@ -281,6 +304,26 @@ export default async function run(): Promise<void> {
         'ack card latency p50 / p95 / max (turn_started → post)',
         [0.5, 0.95, 1].map((q) => `${(quantile(acks, q) / 1000).toFixed(1)} s`).join(' / '),
         '≤ 1 s',
+      ],
+      [
+        'lines first shown by a progress frame / by the terminal frame',
+        `${lagsByProgress.length} / ${lagsByTerminal.length}`,
+        '',
+      ],
+      [
+        'their lag p50 / p95: progress frame · terminal frame',
+        `${seconds(quantile(lagsByProgress.sort(byNumber), 0.5))} / ${seconds(quantile(lagsByProgress, 0.95))} · ${seconds(quantile(lagsByTerminal.sort(byNumber), 0.5))} / ${seconds(quantile(lagsByTerminal, 0.95))}`,
+        '',
+      ],
+      [
+        'terminal frame after turn_ended p50 / p95 / max',
+        [0.5, 0.95, 1].map((q) => seconds(quantile(terminalDelays.sort(byNumber), q))).join(' / '),
+        '',
+      ],
+      [
+        'progress frames per card (first line included) p50 / mean',
+        `${quantile(progressPerCard.sort(byNumber), 0.5)} / ${(progressPerCard.reduce((a, b) => a + b, 0) / progressPerCard.length).toFixed(2)}`,
+        '',
       ],
       ['CPU', `${(cpuSeconds() - cpu0).toFixed(1)} s`, ''],
     ],

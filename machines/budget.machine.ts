@@ -5,13 +5,16 @@
  *   rate:     open ──budget.rate-limited──▶ coolingOff ──after coolOff──▶ open
  *             (coolingOff re-enters itself on another 429: the wait extends)
  *   serving:  idle ──a booking or a card is waiting──▶ waiting ──after nextDue──▶ waiting | idle
- *             (waiting re-enters on every booking and every 429: the timer follows the earliest
- *             booking, then the line; a card joining the line never makes it move sooner)
+ *             (waiting re-enters on every booking and every 429, and when a card joining the line
+ *             makes it move sooner than the timer: the timer follows the earliest booking, queued
+ *             write or move of the line)
  *
  * `budget.progress.request` is answered with `budget.granted`, or with
  * `budget.refused{retryInMs, reason}` saying exactly when what stands in the
  * card's own way (its fair share, its channel, a cool-off) is over; while
- * tokens are short or a terminal frame waits, the card waits in a line and is
+ * tokens are short (a terminal frame the bucket is in debt for among them:
+ * one waiting only for its own channel holds back no other channel), the
+ * card waits in a line and is
  * answered (`budget.granted`, or refused for its own wait) when its turn
  * comes, so nobody polls. `budget.terminal.book` is answered with
  * `budget.funded`, at once when the frame is funded now, else when its time
@@ -27,7 +30,7 @@
  * (src/budget/implementations.ts) through `.provide()`; this file pastes into
  * Stately Studio as it is.
  */
-import { type AnyActorRef, not, setup } from 'xstate';
+import { type AnyActorRef, assign, not, setup } from 'xstate';
 import { type BudgetState, createBudgetState } from '../src/budget/bucket.js';
 import { type BudgetConfig, type BudgetInput, resolveBudgetConfig } from '../src/budget/config.js';
 import type { BudgetInEvent, BudgetWrite } from './budget.protocol.js';
@@ -52,6 +55,13 @@ export interface BudgetMachineContext {
   nextDueAt: number | null;
   /** The delay to `nextDueAt`, from when it was scheduled. */
   nextDueInMs: number;
+  /**
+   * The `nextDueAt` the running serving timer was set for (null: none set).
+   * A card joining the line may make the line move sooner than that (a
+   * booking waiting for its own channel no longer holds the line back, issue
+   * 24 item 2): then the timer is set again.
+   */
+  scheduledDueAt: number | null;
 }
 
 export interface QueuedBookParams {
@@ -98,9 +108,15 @@ export const budgetMachine = setup({
     startCoolOff: providedBySrc<{ retryAfterMs: number }>('startCoolOff'),
     serveDue: providedBySrc<undefined>('serveDue'),
     closeCard: providedBySrc<{ cardId: string }>('closeCard'),
+    noteSchedule: assign({ scheduledDueAt: ({ context }) => context.nextDueAt }),
+    forgetSchedule: assign({ scheduledDueAt: null }),
   },
   guards: {
     hasSomethingDue: ({ context }) => context.nextDueAt !== null,
+    isDueSooner: ({ context }) =>
+      context.nextDueAt !== null &&
+      context.scheduledDueAt !== null &&
+      context.nextDueAt < context.scheduledDueAt,
   },
   delays: {
     coolOff: ({ context }) => context.coolOffMs,
@@ -120,6 +136,7 @@ export const budgetMachine = setup({
       coolOffMs: 0,
       nextDueAt: null,
       nextDueInMs: 0,
+      scheduledDueAt: null,
     };
   },
   states: {
@@ -218,11 +235,19 @@ export const budgetMachine = setup({
       initial: 'idle',
       states: {
         idle: {
+          entry: 'forgetSchedule',
           always: { guard: 'hasSomethingDue', target: 'waiting' },
         },
-        /** A booked terminal frame waits for its funding time, a queued write for its channel, or a card in the line for a token. */
+        /**
+         * A booked terminal frame waits for its funding time, a queued write for its channel, or a card in the
+         * line for a token. Set again when something is due sooner than the timer (a card joined the line).
+         */
         waiting: {
-          always: { guard: not('hasSomethingDue'), target: 'idle' },
+          entry: 'noteSchedule',
+          always: [
+            { guard: not('hasSomethingDue'), target: 'idle' },
+            { guard: 'isDueSooner', target: 'waiting', reenter: true },
+          ],
           after: {
             nextDue: { target: 'waiting', reenter: true, actions: 'serveDue' },
           },

@@ -5,10 +5,11 @@
  * machines/turn.flushing.ts) are typed against the same declarations.
  * Pure: implementations are provided through `.provide()`.
  */
-import { assign, or, setup } from 'xstate';
+import { or, setup } from 'xstate';
 import type { ActionUser } from '../src/actions/types.js';
 import type { PostedMessage } from '../src/surfaces/surface.js';
 import { errorKind } from './errors.js';
+import { fastAssign } from './fast-assign.js';
 import { frameSenderMachine } from './frame-sender.machine.js';
 import { frameText } from './turn.policies.js';
 import {
@@ -50,8 +51,8 @@ export const turnSetup = setup({
     /** Remembers who asked the turn to stop (provided: it names the person as the chat may show). */
     recordStopRequest: (_, _params: { user: ActionUser }) => {},
     // Pure bookkeeping.
-    recordOutcome: assign((_, params: { outcome: TurnOutcome }) => ({ outcome: params.outcome })),
-    recordPosted: assign(({ context }, params: { message: PostedLog }) => ({
+    recordOutcome: fastAssign((_, params: { outcome: TurnOutcome }) => ({ outcome: params.outcome })),
+    recordPosted: fastAssign(({ context }, params: { message: PostedLog }) => ({
       ordinal: context.ordinal + 1,
       current: params.message,
       logMessages: [...context.logMessages, { ...params.message, final: false }],
@@ -63,8 +64,8 @@ export const turnSetup = setup({
       lastSentText: frameKey(context.frame),
       failures: 0,
     })),
-    dropHeader: assign({ header: null }),
-    useHeaderAsAnchor: assign(({ context }, params: { message: PostedMessage }) => ({
+    dropHeader: fastAssign({ header: null }),
+    useHeaderAsAnchor: fastAssign(({ context }, params: { message: PostedMessage }) => ({
       ordinal: context.ordinal + 1,
       header: null,
       anchor: {
@@ -72,27 +73,29 @@ export const turnSetup = setup({
         ...(params.message.threadId ? { threadId: params.message.threadId } : {}),
       },
     })),
-    recordEdited: assign(({ context }) => ({ lastSentText: frameKey(context.frame), failures: 0 })),
-    finalizeCurrent: assign(({ context }) => ({
+    recordEdited: fastAssign(({ context }) => ({ lastSentText: frameKey(context.frame), failures: 0 })),
+    finalizeCurrent: fastAssign(({ context }) => ({
       current: null,
       lastSentText: null,
       logMessages: context.logMessages.map((m) =>
         m.messageId === context.current?.messageId ? { ...m, final: true } : m,
       ),
     })),
-    recordRetryAfter: assign((_, params: { retryAfterMs: number }) => ({
+    recordRetryAfter: fastAssign((_, params: { retryAfterMs: number }) => ({
       retryAfterMs: params.retryAfterMs,
     })),
-    recordBudgetRetry: assign((_, params: { retryInMs: number }) => ({ budgetRetryMs: params.retryInMs })),
-    countFailure: assign(({ context }) => ({ failures: context.failures + 1 })),
-    forgetFailures: assign({ failures: 0 }),
-    degradeToTopLevel: assign(({ context }, params: { reason: string }) => ({
+    recordBudgetRetry: fastAssign((_, params: { retryInMs: number }) => ({
+      budgetRetryMs: params.retryInMs,
+    })),
+    countFailure: fastAssign(({ context }) => ({ failures: context.failures + 1 })),
+    forgetFailures: fastAssign({ failures: 0 }),
+    degradeToTopLevel: fastAssign(({ context }, params: { reason: string }) => ({
       anchor: null,
       degradedReason: params.reason,
       lostThread: true,
       warnings: [...context.warnings, `log degraded to top-level: ${params.reason}`],
     })),
-    warn: assign(({ context }, params: { message: string }) => ({
+    warn: fastAssign(({ context }, params: { message: string }) => ({
       warnings: [...context.warnings, params.message],
     })),
   },

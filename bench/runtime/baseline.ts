@@ -13,14 +13,20 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { createRuntime } from '../../src/runtime.js';
 
-/** Main at the start of the CPU-per-event work (issue #14 item 4). */
-export const BASELINE_COMMIT = 'dac5725';
+/** Main at the start of this round's CPU-per-event work (issue #24 item 1). */
+export const BASELINE_COMMIT = 'd0fea0a';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface Baseline {
   commit: string;
   createRuntime: typeof createRuntime;
+  /**
+   * What its `createRuntime` takes as `platforms`: its built-in registry
+   * (src/platforms/all.ts) once the registry was passed in, an empty list of
+   * extra descriptors before (d0fea0a: the built-ins were its own).
+   */
+  platforms: unknown;
   /** Imports another module of the baseline (`src/serve/http.ts`). */
   load<T>(path: string): Promise<T>;
 }
@@ -45,5 +51,8 @@ export async function loadBaseline(
     symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'));
   const load = async <T>(path: string) => (await import(pathToFileURL(join(dir, path)).href)) as T;
   const mod = await load<{ createRuntime: typeof createRuntime }>('src/runtime.ts');
-  return { commit: full.slice(0, 7), createRuntime: mod.createRuntime, load };
+  const platforms = existsSync(join(dir, 'src', 'platforms', 'all.ts'))
+    ? (await load<{ builtinPlatforms: unknown }>('src/platforms/all.ts')).builtinPlatforms
+    : [];
+  return { commit: full.slice(0, 7), createRuntime: mod.createRuntime, platforms, load };
 }

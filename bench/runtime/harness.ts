@@ -1,7 +1,7 @@
 /** A runtime on a simulated clock, driven by the benchmark: ingest, advance, settle, drain. */
 import type { TurnlogConfigInput } from '../../src/config.js';
 import { builtinPlatforms } from '../../src/platforms/all.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 import { createMemoryStore } from '../../src/store/memory.js';
 import type { TurnlogStore } from '../../src/store/store.js';
 import type { ChatSurface } from '../../src/surfaces/surface.js';
@@ -45,6 +45,8 @@ export async function startBenchRuntime(
     config?: TurnlogConfigInput;
     /** Another build of the runtime (bench/runtime/baseline.ts); default the current one. */
     createRuntime?: typeof createRuntime;
+    /** The `platforms` that build takes (`Baseline.platforms`); default the current built-in registry. */
+    platforms?: unknown;
   } = {},
 ): Promise<BenchRuntime> {
   const clock = opts.clock ?? new HeapClock();
@@ -61,7 +63,7 @@ export async function startBenchRuntime(
   };
   const warnings: string[] = [];
   const runtime = (opts.createRuntime ?? createRuntime)({
-    platforms: builtinPlatforms,
+    platforms: (opts.platforms ?? builtinPlatforms) as RuntimeOptions['platforms'],
     config: opts.config ?? {},
     surfaces: { [surface.platform]: counted },
     store,

@@ -8,7 +8,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { createRuntime } from '../../src/runtime.js';
 import { createSqliteStore } from '../../src/store/sqlite.js';
 import { type Baseline, loadBaseline } from './baseline.js';
 import { startBenchRuntime } from './harness.js';
@@ -27,9 +26,16 @@ import {
 } from './workload.js';
 
 const ROUND_MS = 400;
-const CONCURRENT = 100;
-const SPACES = 10;
-const WAVES = 3;
+/** Live turns at once, over spaces of 10 turns each, in waves (one group of turns after another). */
+interface Load {
+  concurrent: number;
+  spaces: number;
+  waves: number;
+}
+const LOADS: Load[] = [
+  { concurrent: 100, spaces: 10, waves: 3 },
+  { concurrent: 1_000, spaces: 100, waves: 1 },
+];
 /** Each runtime runs each case this often, alternating; the median run is reported. */
 const REPEATS = 3;
 
@@ -46,12 +52,16 @@ const BATCH_ROUNDS: Round[] = [
   (turn) => [...pairs(20, 9)(turn), ...answerAndEnd(turn)],
 ];
 
-type Create = typeof createRuntime;
+/** A runtime to measure: a baseline's, or (undefined) this checkout's. */
+type Build = Baseline | undefined;
+const buildOptions = (build: Build) =>
+  build ? { createRuntime: build.createRuntime, platforms: build.platforms } : {};
 
-async function eventsPerCpuSecond(create: Create | undefined, mode: 'single' | 'batch'): Promise<number> {
+async function eventsPerCpuSecond(build: Build, mode: 'single' | 'batch', load: Load): Promise<number> {
+  const { concurrent: CONCURRENT, spaces: SPACES, waves: WAVES } = load;
   const bench = await startBenchRuntime(forgetfulSurface(), {
     clock: new HeapClock(),
-    ...(create ? { createRuntime: create } : {}),
+    ...buildOptions(build),
   });
   const root = (_: string, n: number) => `u${n}`;
   const start = cpuSeconds();
@@ -84,33 +94,40 @@ export async function versusMainPhase(): Promise<void> {
   progress('vs main: preparing the baseline (git archive of main)');
   const baseline: Baseline = await loadBaseline();
   const rows: string[][] = [];
-  for (const mode of ['single', 'batch'] as const) {
-    // Warm both on the same paths before anything is timed.
-    await eventsPerCpuSecond(baseline.createRuntime, mode);
-    await eventsPerCpuSecond(undefined, mode);
-    const old: number[] = [];
-    const current: number[] = [];
-    for (let n = 0; n < REPEATS; n++) {
-      progress(`vs main: ${mode} events, run ${n + 1} of ${REPEATS}`);
-      old.push(await eventsPerCpuSecond(baseline.createRuntime, mode));
-      current.push(await eventsPerCpuSecond(undefined, mode));
+  const us = (perSecond: number) => (1e6 / perSecond).toFixed(1);
+  for (const load of LOADS) {
+    for (const mode of ['single', 'batch'] as const) {
+      // Warm both on the same paths before anything is timed.
+      await eventsPerCpuSecond(baseline, mode, load);
+      await eventsPerCpuSecond(undefined, mode, load);
+      const old: number[] = [];
+      const current: number[] = [];
+      for (let n = 0; n < REPEATS; n++) {
+        progress(`vs main: ${count(load.concurrent)} live turns, ${mode} events, run ${n + 1} of ${REPEATS}`);
+        old.push(await eventsPerCpuSecond(baseline, mode, load));
+        current.push(await eventsPerCpuSecond(undefined, mode, load));
+      }
+      const [o, c] = [median(old), median(current)];
+      rows.push([
+        `${count(load.concurrent)} over ${load.spaces} spaces, ${load.waves} wave(s)`,
+        mode === 'single' ? 'single events (one ingest each)' : 'batches of 20 per turn (one body each)',
+        count(mode === 'single' ? eventsPerTurn(SINGLE_ROUNDS) : eventsPerTurn(BATCH_ROUNDS)),
+        `${count(o)} (${us(o)} µs)`,
+        `${count(c)} (${us(c)} µs)`,
+        `${(c / o).toFixed(2)}×`,
+      ]);
     }
-    const [o, c] = [median(old), median(current)];
-    rows.push([
-      mode === 'single' ? 'single events (one ingest each)' : 'batches of 20 per turn (one body each)',
-      count(mode === 'single' ? eventsPerTurn(SINGLE_ROUNDS) : eventsPerTurn(BATCH_ROUNDS)),
-      count(o),
-      count(c),
-      `${(c / o).toFixed(2)}×`,
-    ]);
   }
   console.log(
-    `events per CPU second, main (${baseline.commit}) and this checkout in the same process, ` +
-      `${CONCURRENT} concurrent turns over ${SPACES} spaces, ${WAVES} waves, memory store, a surface that keeps nothing, ` +
+    `events per CPU second (CPU µs per event), main (${baseline.commit}) and this checkout in the same process, ` +
+      'memory store, a surface that keeps nothing, ' +
       `a round every ${ROUND_MS} ms simulated; median of ${REPEATS} alternating runs. ` +
       'Main has no batch path: a body of 20 lines is 20 ingests there.\n',
   );
-  printTable(['workload', 'events per turn', `main ${baseline.commit}`, 'this checkout', 'ratio'], rows);
+  printTable(
+    ['live turns', 'workload', 'events per turn', `main ${baseline.commit}`, 'this checkout', 'ratio'],
+    rows,
+  );
 }
 
 // ------------------------------------------------------------------ persistence per entry count
@@ -123,12 +140,12 @@ const MEASURED_EVENTS = 20;
  * tick) once each turn holds `entries` log entries, and the size of the
  * snapshot the store keeps.
  */
-async function persistCost(create: Create | undefined, entries: number) {
+async function persistCost(build: Build, entries: number) {
   const dir = mkdtempSync(join(tmpdir(), 'turnlog-bench-persist-'));
   const store = createSqliteStore({ path: join(dir, 'turnlog.db') });
   const bench = await startBenchRuntime(forgetfulSurface(), {
     store,
-    ...(create ? { createRuntime: create } : {}),
+    ...buildOptions(build),
   });
   // One turn per space, entries at agent pace: the budget lets each turn roll its log over as it fills.
   const turns = planTurns(PERSIST_TURNS, PERSIST_TURNS, (_, n) => `u${n}`);
@@ -166,14 +183,14 @@ async function persistCost(create: Create | undefined, entries: number) {
 export async function persistencePhase(): Promise<void> {
   const baseline = await loadBaseline();
   const rows: string[][] = [];
-  for (const [name, create] of [
-    [`main ${baseline.commit}`, baseline.createRuntime],
+  for (const [name, build] of [
+    [`main ${baseline.commit}`, baseline],
     ['this checkout', undefined],
   ] as const) {
-    await persistCost(create, 10);
+    await persistCost(build, 10);
     progress(`persistence: ${name}`);
-    const small = await persistCost(create, 10);
-    const large = await persistCost(create, 1_000);
+    const small = await persistCost(build, 10);
+    const large = await persistCost(build, 1_000);
     rows.push([
       name,
       small.perEvent.toFixed(0),

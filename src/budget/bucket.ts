@@ -11,9 +11,12 @@
  *   frames may take it negative: the frame is booked for the time the debt is
  *   repaid, and counts against the cap until it goes out, so a frame waiting
  *   on its channel never lets the bucket hold more than its capacity.
- * - Progress frames take a token only while the reserve stays in the bucket,
- *   no terminal booking is waiting, the card is within its fair share, its
- *   channel is clear, and the platform is not cooling off. The fair share is
+ * - Progress frames take a token only while the reserve stays in the bucket
+ *   (a debt for a terminal booking keeps it short), the card is within its
+ *   fair share, its channel is clear, and the platform is not cooling off. A
+ *   booking waiting only for its own channel holds its token already and
+ *   holds back no other channel (issue 24 item 2); a post may use the reserve
+ *   (never debt) rather than queue behind the line. The fair share is
  *   the card's turn at the scarcer of two things: the progress rate split
  *   across all live cards, and its channel's slots (one per spacing) split
  *   across the live cards in that channel — without the second, when tokens
@@ -21,7 +24,7 @@
  *   time and its neighbours never paint.
  * - What stands in one card's way (its fair share, its channel, a cool-off) is
  *   a refusal that says exactly when to ask again. What stands in everyone's
- *   way (the reserve, a terminal booking) puts the card in a line instead:
+ *   way (the reserve, a debt for a terminal booking) puts the card in a line instead:
  *   `wakeLine` answers the line in order when tokens are there, so no card
  *   polls for a token that the next asker would take first.
  * - A clock that goes backwards neither refills nor drains: the bucket keeps

@@ -88,6 +88,24 @@ interface Outgoing {
   cls: SharedTakeClass;
 }
 
+/**
+ * The serving timer after a progress request: computed when none is set; with
+ * one set, moved sooner only when the card joined the line and the line can
+ * move before it (the machine sets its timer again: `isDueSooner`). Nothing
+ * else is recomputed on a request.
+ */
+function dueAfterJoining(
+  context: BudgetMachineContext,
+  budget: BudgetState,
+  joined: boolean,
+): Partial<Pick<BudgetMachineContext, 'nextDueAt' | 'nextDueInMs'>> {
+  if (context.nextDueAt === null) return nextDue(budget, context.config);
+  if (!joined) return {};
+  const wakeAt = nextWakeAt(budget, context.config);
+  if (wakeAt === null || wakeAt >= context.nextDueAt) return {};
+  return { nextDueAt: wakeAt, nextDueInMs: Math.max(0, wakeAt - (budget.clockAt ?? wakeAt)) };
+}
+
 type Reply = {
   to: AnyActorRef;
   event: GrantedEvent | RefusedEvent | FundedEvent | AdvisoryAnswerEvent;
@@ -218,11 +236,10 @@ export function createBudgetImplementations({
           ...(params.write === undefined ? {} : { write: params.write }),
         });
         const reply = answerOrWait(context, params, decision);
-        // A timer already set is due no later than the line can move (a card joining never makes it sooner).
         enqueue.assign({
           budget: state,
           lineReplyTo: context.lineReplyTo,
-          ...(context.nextDueAt === null ? nextDue(state, context.config) : {}),
+          ...dueAfterJoining(context, state, reply === null),
         });
         if (reply) sendReply(enqueue, context.config, gate, reply);
       }),

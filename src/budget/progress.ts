@@ -13,6 +13,7 @@ import {
   leaveLine,
   lineHead,
   paintCard,
+  promiseRetrySlot,
   seeCard,
   sweepSilent,
 } from './registry.js';
@@ -22,16 +23,36 @@ import {
   type LineAnswer,
   type ProgressDecision,
   type ProgressRequest,
+  type Refusal,
   timeOf,
 } from './state.js';
-import { cardWaits, coolOffWaitMs, lineWaitMs, refusal, separateWaits } from './waits.js';
-import { recordSent, recordSeparate, separateOf } from './window-log.js';
+import { bookingsWaitMs, cardWaits, coolOffWaitMs, lineWaitMs, refusal, separateWaits } from './waits.js';
+import { recordSent, recordSeparate, separateOf, windowFreeAt } from './window-log.js';
 
 function grant(state: BudgetState, config: BudgetConfig, cardId: string, channel: string, at: number): void {
   state.tokens -= 1;
   recordSent(state, config, at);
   paintCard(state.registry, cardId, at);
   bookChannel(state.registry, channel, at + config.channelSpacingMs, at);
+}
+
+/**
+ * Refuses a card for what stands in its own way: it is expected back when
+ * told, and when its channel's spacing is what it waits for, that slot is
+ * its own (the next card refused for the channel is told a later one).
+ */
+function refuseCard(
+  state: BudgetState,
+  config: BudgetConfig,
+  cardId: string,
+  channel: string,
+  at: number,
+  waits: Parameters<typeof refusal>[0],
+): Refusal {
+  const decision = refusal(waits);
+  expectBack(state.registry, cardId, at + decision.retryInMs, config.liveWindowMs);
+  if (decision.reason === 'spacing') promiseRetrySlot(state.registry, channel, at + decision.retryInMs);
+  return decision;
 }
 
 /** Brings the bucket to `now` and registers the asking card; returns the time it is judged at. */
@@ -70,9 +91,10 @@ function requestSeparate(
 /**
  * May this card paint a progress frame in this channel now? Granted; refused
  * with exactly when to ask again, for what stands in the card's own way; or
- * put in the line (answered later by `wakeLine`) while tokens are short or a
- * terminal frame waits — also when others are already in the line, so no
- * card jumps it. A card already in the line keeps its place.
+ * put in the line (answered later by `wakeLine`) while tokens are short (a
+ * debt for a booked terminal frame among them) — also when others are already in the line, so no
+ * card jumps it; only a post (`postMayGo`) goes ahead of the line while a
+ * token is there. A card already in the line keeps its place.
  */
 export function requestProgress(
   state: BudgetState,
@@ -89,16 +111,32 @@ export function requestProgress(
   }
   const waits = cardWaits(state, config, request.cardId, request.channel, at);
   if (waits.length > 0) {
-    const decision = refusal(waits);
-    expectBack(state.registry, request.cardId, at + decision.retryInMs, config.liveWindowMs);
+    const decision = refuseCard(state, config, request.cardId, request.channel, at, waits);
     return { state, decision };
   }
-  if (state.registry.waiting > 0 || lineWaitMs(state, config, at) > 0) {
+  if (
+    request.write === 'post'
+      ? !postMayGo(state, config, at)
+      : state.registry.waiting > 0 || lineWaitMs(state, config, at) > 0
+  ) {
     joinLine(state.registry, request.cardId);
     return { state, decision: { granted: false, waiting: true, reason: 'reserve' } };
   }
   grant(state, config, request.cardId, request.channel, at);
   return { state, decision: { granted: true } };
+}
+
+/**
+ * May a post (a card's first message, or a rollover) take a token now? Like
+ * a terminal frame it may use the reserve, but never go into debt: a token
+ * is there, no cool-off runs and the window has room. It does not queue
+ * behind the edits in the line, so a new turn's first post does not wait for
+ * other channels' cards (issue 24 item 2: on Discord, with 3 tokens above
+ * a reserve of 9, the booked frames of a busy channel held the line, and
+ * the quiet channel's first post with it).
+ */
+function postMayGo(state: BudgetState, config: BudgetConfig, at: number): boolean {
+  return coolOffWaitMs(state, at) === 0 && state.tokens >= 1 && windowFreeAt(state, config, at) <= at;
 }
 
 /**
@@ -140,9 +178,7 @@ export function wakeLine(
     leaveLine(state.registry, cardId);
     const waits = cardWaits(state, config, cardId, card.channel, at);
     if (waits.length > 0) {
-      const decision = refusal(waits);
-      expectBack(state.registry, cardId, at + decision.retryInMs, config.liveWindowMs);
-      answers.push({ cardId, decision });
+      answers.push({ cardId, decision: refuseCard(state, config, cardId, card.channel, at, waits) });
       continue;
     }
     grant(state, config, cardId, card.channel, at);
@@ -177,6 +213,7 @@ export function requestAdvisory(
     state.registry.waiting === 0 &&
     state.queuedCount === 0 &&
     lineWaitMs(state, config, at) === 0 &&
+    bookingsWaitMs(state, at) === 0 &&
     state.tokens - 1 >= config.reserve;
   if (free) {
     state.tokens -= 1;

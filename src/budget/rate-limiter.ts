@@ -49,6 +49,12 @@ export interface RateLimitedCall {
   space: string;
   threadId?: string;
   messageId?: string;
+  /**
+   * The platform's own method, where the write kind alone does not name it
+   * (Slack: `reactions.remove` beside `reactions.add`, each limited apart).
+   * Absent: the kind's usual method.
+   */
+  method?: string;
 }
 
 /** What the platform answered a call: its status and headers. */

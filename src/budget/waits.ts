@@ -5,7 +5,7 @@
  * longest of them, so the card asks again once, when all are past.
  */
 import type { BudgetConfig, SeparateWriteConfig, WriteKind } from './config.js';
-import { channelFreeAt, liveCardCount, liveCardsIn } from './registry.js';
+import { channelFreeAt, liveCardCount, liveCardsIn, nextRetrySlot } from './registry.js';
 import { type BudgetState, heldAt, type Refusal, type RefusalReason } from './state.js';
 import { separateFreeAt, windowFreeAt } from './window-log.js';
 
@@ -54,34 +54,57 @@ export function cardWaits(
     }
   }
   const freeAt = channelFreeAt(state.registry, channel, at);
-  if (freeAt > at) waits.push({ reason: 'spacing', ms: freeAt - at });
+  if (freeAt > at) {
+    // Cards already told to come back to this channel go first, one spacing apart.
+    const backAt = nextRetrySlot(state.registry, channel, freeAt, config.channelSpacingMs, at);
+    waits.push({ reason: 'spacing', ms: backAt - at });
+  }
   return waits;
 }
 
 /**
  * With `useSpare`: how long until the bucket holds a spare token — one short
- * of its capacity, so a token not taken is a refill lost — assuming nobody
- * takes one meanwhile; 0 when it holds one now. Null while others are owed
- * tokens (a card in the line, a terminal frame booked): nothing is spare then.
+ * of what it may fill to (its capacity less the booked frames still holding
+ * theirs), so a token not taken is a refill lost — assuming nobody takes one
+ * meanwhile; 0 when it holds one now. Null while others are owed tokens (a
+ * card in the line, a terminal frame the bucket is in debt for): nothing is
+ * spare then. A booked frame waiting only for its own channel holds its
+ * token already and owes nothing (issue 24 item 2).
  */
 function spareInMsAt(state: BudgetState, config: BudgetConfig, at: number): number | null {
-  if (state.registry.waiting > 0 || heldAt(state.bookings, at) > 0) return null;
-  const spareAt = config.capacity - 1;
+  if (state.registry.waiting > 0 || state.tokens < 0) return null;
+  const spareAt = config.capacity - heldAt(state.bookings, at) - 1;
   return state.tokens >= spareAt ? 0 : Math.ceil((spareAt - state.tokens) / config.refillPerMs);
 }
 
 /**
  * How long until a progress token may go to anyone: the reserve must stay in
- * the bucket, every booked terminal frame goes first, and nothing goes out
- * during a cool-off. 0 when a token is there now.
+ * the bucket (so every booked terminal frame the bucket owes goes first: its
+ * debt keeps the tokens below the reserve until it is repaid), and nothing
+ * goes out during a cool-off. 0 when a token is there now.
+ *
+ * A booked frame that waits only for its own channel's spacing (or its own
+ * write kind's limit) already holds its token: it holds back nobody else
+ * (issue 24 item 2: a busy channel's booked answer once held every other
+ * channel's first post until it had gone, 2 s on Google Chat).
  */
 export function lineWaitMs(state: BudgetState, config: BudgetConfig, at: number): number {
   let ms = coolOffWaitMs(state, at);
-  for (const booking of state.bookings) if (booking.fundedAt > at) ms = Math.max(ms, booking.fundedAt - at);
   if (state.tokens - 1 < config.reserve) {
     ms = Math.max(ms, (config.reserve + 1 - state.tokens) / config.refillPerMs);
   }
   return Math.max(ms, windowFreeAt(state, config, at) - at);
+}
+
+/**
+ * How long until every booked frame has gone, whichever channel it waits
+ * for (0 when none waits). Only an advisory write (typing, never queued,
+ * never retried) yields to it: it takes nothing anyone is booked for.
+ */
+export function bookingsWaitMs(state: BudgetState, at: number): number {
+  let ms = 0;
+  for (const booking of state.bookings) if (booking.fundedAt > at) ms = Math.max(ms, booking.fundedAt - at);
+  return ms;
 }
 
 export function refusal(waits: readonly Wait[]): Refusal {

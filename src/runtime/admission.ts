@@ -1,11 +1,16 @@
 /**
  * Admission of one event: scrubbed of secrets and direction controls before
  * anything parses, stores or logs it, parsed, checked against the configured
- * surfaces, redacted, sequenced (a retry is a duplicate) and appended to the
- * run record. A refused input is kept as a dead letter with its reason.
+ * surfaces, sequenced (a retry is a duplicate) and appended to the run
+ * record. A refused input is kept as a dead letter with its reason.
+ *
+ * Each text is redacted once, by the scrub: it covers every string of the
+ * event (ids and keys included) with the same passes `redactRunEvent` runs
+ * over free text, and parsing copies strings without changing them, so a
+ * second pass after parsing found nothing (test/events/redact-once.test.ts)
+ * (issue 24 item 1).
  */
 import { parseRunEvent } from '../events/parse.js';
-import { redactRunEvent } from '../events/redact-event.js';
 import type { RunEvent } from '../events/schema.js';
 import { KeyStreams, scrubInput } from '../events/scrub.js';
 import type { TurnSequencer } from '../events/sequence.js';
@@ -44,7 +49,7 @@ export function createAdmission({ registry, surfaces, sequencer, runRecord }: Ad
     const platform = registry.forSpace(parsed.event.space).id;
     if (!surfaces[platform])
       return reject(`no ${platform} surface is configured for space ${parsed.event.space}`, input);
-    const event = redactRunEvent(parsed.event);
+    const event = parsed.event;
     runRecord.recall(event);
     const stamped = sequencer.stamp(event);
     if (!stamped.ok) return reject(stamped.error, input);

@@ -3,7 +3,8 @@
  * condenser), the platform calls (a ChatSurface) and the budget messages.
  * Handed to `turnMachine.provide()`.
  */
-import { assign, fromPromise, raise, sendTo } from 'xstate';
+import { fromPromise, raise, sendTo } from 'xstate';
+import { fastAssign } from '../../machines/fast-assign.js';
 import {
   type EditInput,
   type Frame,
@@ -173,7 +174,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
 
   return {
     actions: {
-      appendEntry: assign(({ context }, params: TurnLogItem & { following?: TurnLogItem[] }) => {
+      appendEntry: fastAssign(({ context }, params: TurnLogItem & { following?: TurnLogItem[] }) => {
         const at = now();
         const opts = condenseOpts(context);
         let log = logOf(context);
@@ -201,7 +202,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
           ...(lastDecision !== undefined ? { lastDecision } : {}),
         };
       }),
-      prepareFrame: assign(({ context }) => {
+      prepareFrame: fastAssign(({ context }) => {
         const result = renderTurnLog(logOf(context), condenseOpts(context));
         const at = now();
         // The message is about to leave its edit window (Discord: 30046 after an hour): this is its
@@ -247,7 +248,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
       }),
       /** The sent frame's message is done: the next message starts from the carried entries and whatever arrived since. */
       /** The sent frame's message is done: the next one starts with what the frame did not show. */
-      applyCarry: assign(({ context }) => {
+      applyCarry: fastAssign(({ context }) => {
         const frame = context.frame;
         const shown =
           frame === null
@@ -256,9 +257,9 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
         return nextMessage(context, Math.max(0, shown));
       }),
       /** The message is gone or abandoned: the next one shows only what no one has seen yet. */
-      keepUnsentOnly: assign(({ context }) => nextMessage(context, entriesAt(context, context.shown))),
-      markShown: assign(({ context }) => ({ shown: context.frame?.appended ?? context.appended })),
-      deadLetterUnsent: assign(({ context }, params: { reason: string }) => ({
+      keepUnsentOnly: fastAssign(({ context }) => nextMessage(context, entriesAt(context, context.shown))),
+      markShown: fastAssign(({ context }) => ({ shown: context.frame?.appended ?? context.appended })),
+      deadLetterUnsent: fastAssign(({ context }, params: { reason: string }) => ({
         deadLetters: [...context.deadLetters, { reason: params.reason, entries: unshownEntries(context) }],
         shown: context.appended,
       })),
@@ -293,7 +294,7 @@ export function createTurnImplementations(deps: TurnImplementationDeps): TurnImp
           child?.send({ type: 'frame.recover' });
         }
       },
-      recordStopRequest: assign((_, params: { user: ActionUser }) => ({
+      recordStopRequest: fastAssign((_, params: { user: ActionUser }) => ({
         stopRequest: { by: personName(params.user) },
       })),
       releaseCard: budget.enabled

@@ -168,7 +168,10 @@ const EPSILON = 1e-9;
  * - no window lets more edits through than the bucket holds plus its refill
  *   over the window (`capacity + refillPerMs × elapsed`);
  * - every terminal booking is answered with `budget.funded`, once;
- * - no progress frame is granted while a booking is still unanswered;
+ * - no progress frame is granted in a channel while a booking in that
+ *   channel is still unanswered (a booking elsewhere, waiting for its own
+ *   channel, holds its token already and holds back nobody: issue 24 item 2;
+ *   one the bucket is in debt for is kept by the window bound above);
  * - every queued write is funded, once, and never while a terminal booking
  *   waits (cards never go before answers);
  * - an advisory write is granted only while nothing else waits;
@@ -206,12 +209,17 @@ export function checkBudgetTrace(trace: readonly BudgetTraceEntry[], config: Bud
   }
   const booked = new Map<string, number>();
   const queued = new Map<string, number>();
+  /** Each card's channel (from its requests), and the unanswered bookings per channel. */
+  const channelOf = new Map<string, string>();
+  const bookedIn = new Map<string, string[]>();
   let unanswered = 0;
   let queuedWaiting = 0;
   let coolingUntil = Number.NEGATIVE_INFINITY;
   for (const entry of trace) {
+    if (entry.kind === 'progress') channelOf.set(entry.cardId, entry.channel);
     if (entry.kind === 'book') {
       booked.set(entry.cardId, (booked.get(entry.cardId) ?? 0) + 1);
+      bookedIn.set(entry.cardId, [...(bookedIn.get(entry.cardId) ?? []), entry.channel]);
       unanswered++;
     } else if (entry.kind === 'queue') {
       queued.set(entry.cardId, (queued.get(entry.cardId) ?? 0) + 1);
@@ -230,14 +238,19 @@ export function checkBudgetTrace(trace: readonly BudgetTraceEntry[], config: Bud
       const left = (booked.get(entry.cardId) ?? 0) - 1;
       if (left < 0) violations.push(`${entry.cardId} funded at ${entry.at} without a booking`);
       booked.set(entry.cardId, left);
+      bookedIn.get(entry.cardId)?.shift();
       unanswered--;
     } else if (entry.kind === 'rate-limited') {
       coolingUntil = Math.max(coolingUntil, entry.at + entry.retryAfterMs);
     }
-    if (entry.kind === 'granted' && unanswered > 0) {
-      violations.push(
-        `${entry.cardId} granted a progress frame at ${entry.at} while a terminal booking waits`,
-      );
+    if (entry.kind === 'granted') {
+      const channel = channelOf.get(entry.cardId);
+      const waitsThere = [...bookedIn.values()].some((channels) => channels.includes(channel ?? ''));
+      if (waitsThere) {
+        violations.push(
+          `${entry.cardId} granted a progress frame at ${entry.at} while a terminal booking waits in ${channel}`,
+        );
+      }
     }
     if (entry.kind === 'advisory-answer' && entry.granted && (unanswered > 0 || queuedWaiting > 0)) {
       violations.push(`${entry.cardId} granted an advisory write at ${entry.at} while others wait`);

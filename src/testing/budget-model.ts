@@ -63,6 +63,13 @@ export const budgetModelInput: BudgetInput = {
   liveWindowMs: 60_000,
 };
 
+/**
+ * The same budget with a channel spacing longer than a token's refill: a
+ * booking waits for its channel longer than the line waits for the reserve,
+ * so the serving timer must be set again when a card joins the line.
+ */
+export const budgetModelLongSpacingInput: BudgetInput = { ...budgetModelInput, channelSpacingMs: 20_000 };
+
 /** Every command the traversal tries from every state. */
 export const budgetModelCommands: readonly BudgetCommand[] = [
   { type: 'progress', cardId: 'card-1', channel: 'channel-x' },
@@ -73,6 +80,22 @@ export const budgetModelCommands: readonly BudgetCommand[] = [
   { type: 'queue', cardId: 'cards-x', channel: 'channel-x', group: 'turn-a' },
   { type: 'advisory', cardId: 'typing-1' },
   { type: 'rate-limited', retryAfterMs: 2500 },
+  { type: 'closed', cardId: 'card-1' },
+  { type: 'wait', ms: 600 },
+  { type: 'wait', ms: 9000 },
+];
+
+/**
+ * The commands for {@link budgetModelLongSpacingInput}: a card in a third
+ * channel joins the line while the timer is set for a booking waiting on its
+ * own channel, and the line moves first (issue 24 item 2). Fewer commands
+ * than the full set keep the graph small.
+ */
+export const budgetModelLongSpacingCommands: readonly BudgetCommand[] = [
+  { type: 'progress', cardId: 'card-1', channel: 'channel-x' },
+  { type: 'progress', cardId: 'card-3', channel: 'channel-y' },
+  { type: 'progress', cardId: 'card-4', channel: 'channel-z' },
+  { type: 'book', cardId: 'card-1', channel: 'channel-x' },
   { type: 'closed', cardId: 'card-1' },
   { type: 'wait', ms: 600 },
   { type: 'wait', ms: 9000 },
@@ -208,10 +231,13 @@ export function serializeBudgetModelState(snapshot: BudgetModelSnapshot): string
  * the edge was found from; `replayBudgetCommands` therefore re-runs the model
  * along the sequence for its expectations.
  */
-export function budgetModelPaths(input: BudgetInput = budgetModelInput): BudgetCommand[][] {
+export function budgetModelPaths(
+  input: BudgetInput = budgetModelInput,
+  commands: readonly BudgetCommand[] = budgetModelCommands,
+): BudgetCommand[][] {
   const logic = createBudgetModelLogic(input);
   const options: TraversalOptions<BudgetModelSnapshot, BudgetCommand, undefined> = {
-    events: budgetModelCommands,
+    events: [...commands],
     serializeState: (snapshot) => serializeBudgetModelState(snapshot),
     serializeEvent: (command) => JSON.stringify(command) as never,
     fromState: logic.getInitialSnapshot(detachedScope('budget-model'), undefined),

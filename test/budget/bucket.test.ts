@@ -1,7 +1,8 @@
 // spec: run-visibility 8 "the budget — progress frames stop at the reserve (a fifth of the rate by
 // default), at each live card's fair share (a card silent past the live window is swept out of it), and
 // at the channel spacing; a terminal frame takes a token at once or reserves one (negative bucket,
-// funded-at wait, channel slot booked) and progress frames yield until it is funded; refill at the rate,
+// funded-at wait, channel slot booked) and progress frames yield to a debt for it (not to one waiting for
+// its own channel: issue 24 item 2); refill at the rate,
 // capped, never drained by a clock going backwards" — tested on the pure math, with explicit times.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -216,16 +217,59 @@ describe('terminal frames reserve a slot', () => {
     expect(nextFundingAt(settled.state)).toBe(2000);
   });
 
-  it('progress frames yield until every booked terminal frame is funded', () => {
-    let state = progress(fresh(), 'a', 'x', 0).state;
+  it('a terminal frame waiting for its own channel holds back no other channel (issue 24 item 2)', () => {
+    const state = progress(fresh(), 'a', 'x', 0).state;
     const booked = bookTerminal(state, config, { cardId: 'b', channel: 'x', now: 0 });
     expect(booked.booking.fundedAt).toBe(1000);
-    // Tokens are plentiful and channel y is clear, yet the terminal frame goes first: c waits in the line.
+    // Tokens are plentiful and channel y is clear: c goes now, b keeps its slot in x.
     const c = progress(booked.state, 'c', 'y', 100);
+    expect(c.decision).toEqual({ granted: true });
+    expect(nextWakeAt(c.state, config)).toBeNull();
+    expect(nextFundingAt(c.state)).toBe(1000);
+    // In b's own channel a progress frame waits for the slot after b's.
+    expect(progress(c.state, 'd', 'x', 100).decision).toEqual({
+      granted: false,
+      retryInMs: 1900,
+      reason: 'spacing',
+    });
+  });
+
+  it('a post (a new card’s first message) may use the reserve, never debt: it does not wait in the line (issue 24 item 2)', () => {
+    const drained = drainWithProgress(fresh(), 30, 0);
+    expect(drained.tokens).toBe(10);
+    // An edit waits in the line for a token above the reserve; a post in a clear channel goes now.
+    const edit = progress(drained, 'e', 'y', 0);
+    expect(edit.decision).toEqual(waiting);
+    const posted = requestProgress(edit.state, config, { cardId: 'p', channel: 'z', now: 0, write: 'post' });
+    expect(posted.decision).toEqual({ granted: true });
+    expect(posted.state.tokens).toBe(9);
+    // Its channel's spacing still holds.
+    expect(
+      requestProgress(posted.state, config, { cardId: 'q', channel: 'z', now: 0, write: 'post' }).decision,
+    ).toEqual({ granted: false, retryInMs: 1000, reason: 'spacing' });
+    // In debt a post waits in the line like an edit.
+    let state = posted.state;
+    for (let i = 0; i < 10; i++) {
+      state = bookTerminal(state, config, { cardId: `t-${i}`, channel: `t-channel-${i}`, now: 0 }).state;
+    }
+    expect(state.tokens).toBe(-1);
+    expect(
+      requestProgress(state, config, { cardId: 'r', channel: 'w', now: 0, write: 'post' }).decision,
+    ).toEqual(waiting);
+  });
+
+  it('progress frames yield to every terminal frame the bucket is in debt for, in any channel', () => {
+    let state = drainWithProgress(fresh(), 30, 0);
+    for (let i = 0; i < 11; i++) {
+      state = bookTerminal(state, config, { cardId: `t-${i}`, channel: `t-channel-${i}`, now: 0 }).state;
+    }
+    expect(state.tokens).toBe(-1);
+    const c = progress(state, 'c', 'y', 100);
     expect(c.decision).toEqual(waiting);
-    expect(nextWakeAt(c.state, config)).toBe(1000);
-    state = settleBookings(c.state, config, 1000).state;
-    expect(wakeLine(state, 1000).answers).toEqual([{ cardId: 'c', decision: { granted: true } }]);
+    // The debt is repaid at 1000, then the reserve refills before a progress token goes.
+    expect(nextWakeAt(c.state, config)).toBe(12_000);
+    state = settleBookings(c.state, config, 12_000).state;
+    expect(wakeLine(state, 12_000).answers).toEqual([{ cardId: 'c', decision: { granted: true } }]);
   });
 
   it('a booked frame counts against the cap until it goes out, so the bucket never holds more than its capacity', () => {

@@ -69,9 +69,22 @@ describe('budget machine', () => {
     expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
   });
 
-  it('while a terminal booking waits a progress request waits in the line, and is granted once it is funded', () => {
+  it('a terminal booking waiting for its channel holds back no other channel (issue 24 item 2)', () => {
     const driver = createBudgetDriver(input);
     driver.progress('a', 'x');
+    driver.book('b', 'x');
+    driver.advance(100);
+    driver.progress('c', 'y');
+    expect(repliesOf(driver, 'c')).toEqual([{ kind: 'granted', at: 100, cardId: 'c' }]);
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'waiting' });
+    driver.advance(900);
+    expect(repliesOf(driver, 'b')).toEqual([{ kind: 'funded', at: 1000, cardId: 'b' }]);
+    expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
+  });
+
+  it('while the bucket is in debt for a terminal booking a progress request waits in the line, and is woken after it', () => {
+    const driver = createBudgetDriver(input);
+    emptyBucket(driver);
     driver.book('b', 'x');
     driver.advance(100);
     driver.progress('c', 'y');
@@ -79,9 +92,29 @@ describe('budget machine', () => {
     expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'waiting' });
     driver.advance(900);
     expect(repliesOf(driver, 'b')).toEqual([{ kind: 'funded', at: 1000, cardId: 'b' }]);
-    // Woken without asking again: one request, one answer.
-    expect(repliesOf(driver, 'c')).toEqual([{ kind: 'granted', at: 1000, cardId: 'c' }]);
+    expect(repliesOf(driver, 'c')).toEqual([]);
+    driver.settle();
+    // Woken without asking again, once the reserve is back: one request, one answer.
+    expect(repliesOf(driver, 'c')).toEqual([{ kind: 'granted', at: 12_000, cardId: 'c' }]);
     expect(driver.actor.getSnapshot().value).toEqual({ rate: 'open', serving: 'idle' });
+  });
+
+  it('a card joining the line is woken when the line can move, not at a later booking waiting on its channel (issue 24 item 2)', () => {
+    const driver = createBudgetDriver({ ...input, channelSpacingMs: 20_000 });
+    // Thirty progress frames in thirty channels leave the reserve of 10; b's terminal frame waits 20 s for x.
+    driver.progress('a', 'x');
+    for (let i = 1; i < 30; i++) driver.progress(`drain-${i}`, `drain-channel-${i}`);
+    driver.book('a', 'x');
+    driver.progress('c', 'y');
+    expect(repliesOf(driver, 'c')).toEqual([]);
+    expect(driver.nextTimerAt()).toBe(2000);
+    driver.advance(2000);
+    expect(repliesOf(driver, 'c')).toEqual([{ kind: 'granted', at: 2000, cardId: 'c' }]);
+    expect(repliesOf(driver, 'a').filter((reply) => reply.kind === 'funded')).toEqual([]);
+    driver.settle();
+    expect(repliesOf(driver, 'a').filter((reply) => reply.kind === 'funded')).toEqual([
+      { kind: 'funded', at: 20_000, cardId: 'a' },
+    ]);
   });
 
   it('nobody polls: cards that find the bucket at its reserve each get one answer, in order, a token apart', () => {

@@ -1,7 +1,8 @@
 // spec: run-visibility 8 (the process-wide edit budget) — model-based tests generated from the budget
 // machine's graph (@xstate/graph): every state and every transition, and on every path the promises
 // hold: the bucket never lets more than (capacity + refill × elapsed) edits through in any window,
-// every terminal booking is funded, no progress grant while a booking waits, no grant during a cool-off,
+// every terminal booking is funded, no progress grant while a booking waits in its channel (issue 24.2),
+// no grant during a cool-off,
 // every queued write (a card) is funded but never while a terminal booking waits; and a bucket that
 // counts each window exactly (windowLog, issue 11 item 4: Slack) never lets more than its allowance
 // through in any window.
@@ -16,6 +17,8 @@ import {
   type BudgetReplay,
   budgetMachineTransitionKeys,
   budgetModelInput,
+  budgetModelLongSpacingCommands,
+  budgetModelLongSpacingInput,
   budgetModelPaths,
   replayBudgetCommands,
 } from '../../src/testing/budget-model.js';
@@ -28,9 +31,18 @@ describe('budget machine, model-based', () => {
   });
 
   it('the model paths take every transition the machine defines', () => {
-    const taken = new Set(replays.flatMap((replay) => [...replay.driver.transitionsTaken]));
+    // With a channel spacing longer than a token's refill too: the line then moves before a booking waiting
+    // on its channel, and the serving timer is set again for it (issue 24 item 2).
+    const longSpacing = budgetModelPaths(budgetModelLongSpacingInput, budgetModelLongSpacingCommands).map(
+      (commands) => replayBudgetCommands(commands, budgetModelLongSpacingInput),
+    );
+    expect(longSpacing.flatMap((replay) => replay.mismatches)).toEqual([]);
+    expect(longSpacing.flatMap((replay) => replay.violations)).toEqual([]);
+    const taken = new Set(
+      [...replays, ...longSpacing].flatMap((replay) => [...replay.driver.transitionsTaken]),
+    );
     const defined = budgetMachineTransitionKeys();
-    expect(defined).toHaveLength(16);
+    expect(defined).toHaveLength(17);
     expect(defined.filter((key) => !taken.has(key))).toEqual([]);
   });
 
@@ -126,14 +138,17 @@ describe('checkBudgetTrace (the promises the model checks)', () => {
     );
   });
 
-  it('flags a progress grant while a booking waits', () => {
+  it('flags a progress grant while a booking waits in its channel, not in another (issue 24 item 2)', () => {
     const trace: BudgetTraceEntry[] = [
       { kind: 'book', at: 0, cardId: 'a', channel: 'x' },
+      { kind: 'progress', at: 10, cardId: 'b', channel: 'x' },
       { kind: 'granted', at: 10, cardId: 'b' },
+      { kind: 'progress', at: 10, cardId: 'c', channel: 'y' },
+      { kind: 'granted', at: 10, cardId: 'c' },
       { kind: 'funded', at: 20, cardId: 'a' },
     ];
     expect(checkBudgetTrace(trace, config)).toEqual([
-      'b granted a progress frame at 10 while a terminal booking waits',
+      'b granted a progress frame at 10 while a terminal booking waits in x',
     ]);
   });
 

@@ -85,6 +85,55 @@ describe('RateLimiter implementations', () => {
     expect(slackPlatform.budget.ratePerMinute).toBe(SLACK_TIER_PER_MINUTE[3]);
   });
 
+  it('slack: chat.postMessage per channel, chat.update, setStatus, reactions.add and reactions.remove are five buckets (issue 26 item 4)', () => {
+    const c = clock();
+    const limiter = createSlackRateLimiter({ now: c.now });
+    const keys = {
+      post: limiter.keyOf({ write: 'post', space: 'slack:C1' }),
+      otherChannel: limiter.keyOf({ write: 'post', space: 'slack:C2' }),
+      edit: limiter.keyOf({ write: 'edit', space: 'slack:C1', messageId: '1.2' }),
+      status: limiter.keyOf({ write: 'status', space: 'slack:C1', threadId: '1.1' }),
+      add: limiter.keyOf({ write: 'reaction', space: 'slack:C1', messageId: '1.1' }),
+      remove: limiter.keyOf({
+        write: 'reaction',
+        method: 'reactions.remove',
+        space: 'slack:C1',
+        messageId: '1.1',
+      }),
+    };
+    expect(keys).toEqual({
+      post: 'chat.postMessage:C1',
+      otherChannel: 'chat.postMessage:C2',
+      edit: 'chat.update',
+      status: 'assistant.threads.setStatus',
+      add: 'reactions.add',
+      remove: 'reactions.remove',
+    });
+    for (const method of [
+      'chat.update',
+      'assistant.threads.setStatus',
+      'reactions.add',
+      'reactions.remove',
+    ]) {
+      expect(limiter.tierOf(method)).toBe(3);
+    }
+    expect(limiter.tierOf('chat.postMessage')).toBe('special');
+    // A 429 holds its own key only.
+    for (const [held, key] of Object.entries(keys)) {
+      const fresh = createSlackRateLimiter({ now: c.now });
+      fresh.onResponse(key, { status: 429, headers: { 'retry-after': '5' } });
+      for (const [other, otherKey] of Object.entries(keys)) {
+        expect([held, other, fresh.waitMsFor(otherKey)]).toEqual([held, other, other === held ? 5000 : 0]);
+      }
+    }
+    // The budget takes no chat.update token for a post, a status or a reaction: each is limited apart.
+    expect(Object.keys(slackPlatform.budget.separateWrites ?? {}).sort()).toEqual([
+      'post',
+      'reaction',
+      'status',
+    ]);
+  });
+
   it('discord: the global limit holds every key, a route bucket only its own', () => {
     const c = clock();
     const limiter = createRateLimitTracker({ now: c.now });

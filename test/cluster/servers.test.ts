@@ -4,10 +4,12 @@
  * servers answer real clients once start resolves, and that stop() leaves
  * neither a process listening nor a dir behind.
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { firstLine, ROOT } from '../cli/cli.helpers.js';
 import { SERVERS_INSTALL, startPostgres, startRedis } from './servers.js';
 
 function redisCommand(port: number, command: string): Promise<string> {
@@ -87,6 +89,30 @@ describe('test/cluster/servers (issue 23.6)', () => {
       expect(new Set([a.port, b.port, r1.port, r2.port]).size).toBe(4);
     } finally {
       await Promise.all([a.stop(), b.stop(), r1.stop(), r2.stop()]);
+    }
+  });
+});
+
+describe('test/cluster/servers when the test process dies (issue 23.6)', () => {
+  it('a SIGKILLed owner (scripts/cluster-servers.ts) leaves no server running', async () => {
+    const owner = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster-servers.ts'], { cwd: ROOT });
+    owner.stderr.resume();
+    try {
+      const urls = JSON.parse(await firstLine(owner)) as { postgres: string; redis: string };
+      const pgPort = Number(new URL(urls.postgres).port);
+      const redisPort = Number(new URL(urls.redis).port);
+      expect(await refused(pgPort)).toBe(false);
+      expect(await refused(redisPort)).toBe(false);
+      owner.kill('SIGKILL');
+      await vi.waitFor(
+        async () => {
+          expect(await refused(pgPort)).toBe(true);
+          expect(await refused(redisPort)).toBe(true);
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+    } finally {
+      if (owner.exitCode === null && owner.signalCode === null) owner.kill('SIGKILL');
     }
   });
 });

@@ -4,7 +4,8 @@
  * `postgres` user when we are root) and `startRedis()` runs `redis-server`,
  * each in its own temp dir on a free loopback port. Both wait for readiness
  * by condition (the server's own "ready" line, then a real connection), and
- * `stop()` shuts the server down and deletes its dir.
+ * `stop()` shuts the server down and deletes its dir. Each server runs under
+ * a guard that stops it when this process goes away, even by SIGKILL.
  *
  * When the binaries are missing and this process may install them (root,
  * apt-get present), they are installed (`apt-get update` first); otherwise
@@ -136,6 +137,30 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   }
 }
 
+/**
+ * Spawns a server under a small `sh` guard that holds the server's pid and
+ * reads its own stdin: when that pipe closes — `stop()` ends it, or this
+ * process dies, even by SIGKILL — the guard sends the server `signal`, waits
+ * for it and deletes `dir`. So a killed test run leaves no server behind.
+ */
+function spawnGuarded(
+  bin: string,
+  args: string[],
+  signal: 'INT' | 'TERM',
+  dir: string,
+  options: { uid?: number; gid?: number; cwd: string; env?: NodeJS.ProcessEnv },
+): ChildProcess {
+  const guard =
+    // fd 3: the guard's stdin, named explicitly (a background job's stdin is /dev/null otherwise).
+    `exec 3<&0; "$0" "$@" </dev/null 3<&- & pid=$!; (cat <&3 >/dev/null; kill -${signal} $pid 2>/dev/null) & ` +
+    'wait $pid; status=$?; rm -rf "$TURNLOG_GUARDED_DIR"; exit $status';
+  return spawn('sh', ['-c', guard, bin, ...args], {
+    ...options,
+    env: { ...(options.env ?? process.env), TURNLOG_GUARDED_DIR: dir },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
 /** Children still running, killed if this process exits without stopping them. */
 const live = new Set<ChildProcess>();
 let exitHook = false;
@@ -220,7 +245,7 @@ function captureOutput(child: ChildProcess): () => string {
   return () => out;
 }
 
-function stopper(child: ChildProcess, signal: NodeJS.Signals, dir: string): () => Promise<void> {
+function stopper(child: ChildProcess, dir: string): () => Promise<void> {
   let stopping: Promise<void> | undefined;
   return () => {
     stopping ??= new Promise<void>((resolve) => {
@@ -235,7 +260,8 @@ function stopper(child: ChildProcess, signal: NodeJS.Signals, dir: string): () =
         clearTimeout(hard);
         removeDir();
       });
-      child.kill(signal);
+      // The guard (spawnGuarded) signals the server once its stdin closes, and exits after it.
+      child.stdin?.end();
     });
     return stopping;
   };
@@ -279,7 +305,8 @@ export async function startPostgres(): Promise<RunningPostgres> {
       const e = err as { stderr?: Buffer; message: string };
       throw new Error(`initdb failed: ${e.stderr?.toString() || e.message}`);
     }
-    const child = spawn(
+    // SIGINT: Postgres' fast shutdown (SIGTERM would wait for every client to leave).
+    const child = spawnGuarded(
       join(bin, 'postgres'),
       [
         '-D',
@@ -299,11 +326,13 @@ export async function startPostgres(): Promise<RunningPostgres> {
         '-c',
         'max_connections=200',
       ],
-      { ...asUser, cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      'INT',
+      dir,
+      { ...asUser, cwd: dir, env },
     );
     track(child);
     const output = captureOutput(child);
-    const stop = stopper(child, 'SIGINT', dir); // SIGINT: Postgres' fast shutdown
+    const stop = stopper(child, dir);
     try {
       await waitReady(child, port, output, (o) => o.includes('ready to accept connections'), 'postgres');
     } catch (err) {
@@ -320,7 +349,7 @@ export async function startRedis(): Promise<RunningServer> {
   const bin = redisBin();
   return withPortRetry(async (port) => {
     const dir = mkdtempSync(join(tmpdir(), 'turnlog-redis-'));
-    const child = spawn(
+    const child = spawnGuarded(
       bin,
       [
         '--port',
@@ -338,11 +367,13 @@ export async function startRedis(): Promise<RunningServer> {
         '--protected-mode',
         'no',
       ],
-      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+      'TERM',
+      dir,
+      { cwd: dir },
     );
     track(child);
     const output = captureOutput(child);
-    const stop = stopper(child, 'SIGTERM', dir);
+    const stop = stopper(child, dir);
     try {
       await waitReady(child, port, output, (o) => /ready to accept connections/i.test(o), 'redis-server');
     } catch (err) {

@@ -6,8 +6,9 @@
  * that method (or that channel's posts).
  *
  * {@link createSlackRateLimiter} is Slack's implementation of the budget's
- * RateLimiter, keyed by method (`chat.update`) or, for posts, by method and
- * channel (`chat.postMessage:C123`). The tiers' rates are also where the
+ * RateLimiter, keyed by method (`chat.update`, `assistant.threads.setStatus`,
+ * `reactions.add`, `reactions.remove`: each its own bucket) or, for posts, by
+ * method and channel (`chat.postMessage:C123`, about one a second each). The tiers' rates are also where the
  * descriptor's budget takes its allowances from.
  */
 import { type RateLimitedCall, type RateLimiter, retryAfterMsOf } from '../../budget/rate-limiter.js';
@@ -22,7 +23,9 @@ export const SLACK_METHOD_TIERS: Readonly<Record<string, SlackTier | 'special'>>
   'chat.postMessage': 'special',
   'chat.update': 3,
   'chat.delete': 3,
+  // Each its own Tier 3 method: adding 👀 and taking it off never share a bucket (issue 26 item 4).
   'reactions.add': 3,
+  'reactions.remove': 3,
   'assistant.threads.setStatus': 3,
   'conversations.info': 3,
   // Read after an uncertain post to find the message it may have made (reconcile.ts).
@@ -56,7 +59,7 @@ export function createSlackRateLimiter(opts: { now: () => number }): SlackRateLi
   const heldUntil = new Map<string, number>();
   return {
     platform: 'slack',
-    keyOf: (call) => slackRateKey(METHOD_OF[call.write], call.space.replace(/^slack:/, '')),
+    keyOf: (call) => slackRateKey(call.method ?? METHOD_OF[call.write], call.space.replace(/^slack:/, '')),
     waitMsFor(key) {
       const until = heldUntil.get(key);
       if (until === undefined) return 0;
