@@ -52,6 +52,24 @@ module.exports = {
       to: { path: SDK_PATH },
     },
     {
+      name: 'ioredis-only-lazily',
+      severity: 'error',
+      comment:
+        'ioredis loads only when cluster.redisUrl is set: imported by src/cluster/redis-budget.ts alone, and only with a dynamic import() (issue 23.5).',
+      from: { path: '^(src|machines)/' },
+      to: {
+        path: '(^|/)node_modules/ioredis/',
+        dependencyTypesNot: ['dynamic-import', 'type-only'],
+      },
+    },
+    {
+      name: 'ioredis-in-one-place',
+      severity: 'error',
+      comment: 'The shared budget store is the one module that talks to Redis.',
+      from: { path: '^(src|machines)/', pathNot: '^src/cluster/redis-budget\\.ts$' },
+      to: { path: '(^|/)node_modules/ioredis/' },
+    },
+    {
       name: 'postgres-store-loaded-on-demand',
       severity: 'error',
       comment:

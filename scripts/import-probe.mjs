@@ -1,7 +1,7 @@
 // `node scripts/import-probe.mjs [SPECIFIER]`: imports the built package (default
 // `turnlog`, after `turnlog` itself), parses one event, and prints one JSON line: how long that took,
-// how many CommonJS modules loaded, and which of them belong to a platform SDK (or the Postgres driver, pg,
-// or ioredis: loaded only with store.url / cluster.redisUrl).
+// how many CommonJS modules loaded, and which of them belong to a platform SDK (or the server drivers,
+// pg and ioredis, which only store.url and cluster.redisUrl load).
 // The import test (test/package/import-cost.test.ts) and `npm run bench -- import` run it.
 import { createRequire } from 'node:module';
 

@@ -204,7 +204,7 @@ function storeConflicts(input: unknown): string[] {
     : [];
 }
 
-/** `cluster` (CONTRACTS.md §6): several processes serving one app. */
+/** `cluster` (CONTRACTS.md §6): several serve processes on one shared store. */
 export const clusterSchema = z
   .object({
     redisUrl: z
@@ -214,6 +214,19 @@ export const clusterSchema = z
       .describe(
         'The Redis every process of this app shares its rate budget through (issue 23.5); unset, the budget is this process’s alone.',
       ),
+    instanceId: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('This process in the cluster; default <hostname>:<pid>.'),
+    leaseMs: z
+      .number()
+      .int()
+      .min(300)
+      .max(600_000)
+      .default(10_000)
+      .describe("How long a space's lease lasts unrenewed: a dead owner's spaces move within it."),
   })
   .strict();
 
@@ -313,6 +326,9 @@ export const turnlogConfigSchema = z
     store: storeSchema
       .default(storeSchema.parse({}))
       .describe('Where turns, anchors and dead letters persist.'),
+    cluster: clusterSchema
+      .default(clusterSchema.parse({}))
+      .describe('Several serve processes on one shared store (store.url); CONTRACTS.md §6.'),
     platforms: platformsSchema
       .default({})
       .describe('The chat platforms `turnlog serve` posts to; only the configured ones get a surface.'),
@@ -323,9 +339,6 @@ export const turnlogConfigSchema = z
     runs: runsSchema
       .default(runsSchema.parse({}))
       .describe('The run page: each turn’s full record, live, behind a capability link.'),
-    cluster: clusterSchema
-      .default(clusterSchema.parse({}))
-      .describe('Several processes serving one app (CONTRACTS.md §6).'),
   })
   // Strict at every level: a misspelt section would otherwise start serve without it (issue 22.8).
   .strict();

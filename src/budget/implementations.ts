@@ -81,6 +81,13 @@ function nextDue(
   return { nextDueAt: next, nextDueInMs: next === null ? 0 : Math.max(0, next - at) };
 }
 
+/** What a reply lets out, for the shared gate: the write's channel and kind, and its class. */
+interface Outgoing {
+  channel?: string | undefined;
+  write?: WriteKind | undefined;
+  cls: SharedTakeClass;
+}
+
 /**
  * The serving timer after a progress request: computed when none is set; with
  * one set, moved sooner only when the card joined the line and the line can
@@ -97,13 +104,6 @@ function dueAfterJoining(
   const wakeAt = nextWakeAt(budget, context.config);
   if (wakeAt === null || wakeAt >= context.nextDueAt) return {};
   return { nextDueAt: wakeAt, nextDueInMs: Math.max(0, wakeAt - (budget.clockAt ?? wakeAt)) };
-}
-
-/** What a reply lets out, for the shared gate: the write's channel and kind, and its class. */
-interface Outgoing {
-  channel?: string | undefined;
-  write?: WriteKind | undefined;
-  cls: SharedTakeClass;
 }
 
 type Reply = {

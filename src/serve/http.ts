@@ -8,7 +8,7 @@
  *   GET  /v1/turns/:id    the turn's view, live or finished → 200 | 404
  *   GET|PUT /v1/spaces/:space  a space's own settings ({threadsDisabled?, dm?}) → 200 | 400; DELETE clears them
  *   GET  /v1/actions      people's actions after a cursor, a long poll (actions-route.ts) → 200 | 400
- *   GET  /healthz         200 {ok: true} when every surface is ready, else 503
+ *   GET  /healthz         200 {ok: true} when every surface is ready, else 503 (+ cluster, §6)
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -52,6 +52,11 @@ export interface IngestServerOptions {
   >;
   /** Platform intakes by platform id, served at `POST /v1/platforms/<id>/events` (their own verification, no bearer token). */
   intakes?: Readonly<Record<string, PlatformIntake>>;
+  /**
+   * Several instances (CONTRACTS.md §6): `/healthz` adds this process's
+   * `cluster` object (instance id, spaces owned, store and budget state).
+   */
+  cluster?: () => Promise<unknown>;
   /** The configured surfaces, for `/healthz`. */
   surfaces: Partial<Record<string, ChatSurface>>;
   host: string;
@@ -344,7 +349,11 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     );
     const budget = options.budgetMode?.();
     // The budget's fallback keeps delivering: it is reported, never a reason to answer 503.
-    const cluster = budget === undefined ? {} : { cluster: { budget } };
+    const cluster = options.cluster
+      ? { cluster: await options.cluster() }
+      : budget === undefined
+        ? {}
+        : { cluster: { budget } };
     if (notReady.length === 0) sendJson(response, 200, { ok: true, ...cluster });
     else sendJson(response, 503, { ok: false, notReady, ...cluster });
   }

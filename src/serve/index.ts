@@ -6,13 +6,13 @@
  */
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
-import { loadConfig, type TurnlogConfig } from '../config.js';
+import { ConfigError, loadConfig, type TurnlogConfig } from '../config.js';
 import type { PlatformDescriptor } from '../registry/descriptor.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import type { TurnlogStore } from '../store/store.js';
 import type { ChatSurface } from '../surfaces/surface.js';
 import { startIngestServer } from './http.js';
-import { createServeLogger, runtimeLoggerOf } from './logger.js';
+import { clusterLoggerOf, createServeLogger, runtimeLoggerOf } from './logger.js';
 import { checkPlatformsAtStartup, servedPlatforms } from './platforms.js';
 import { createRunLinks, createRunPage, type RunPage } from './run-page/index.js';
 import type { ServeShutdown } from './signals.js';
@@ -75,9 +75,30 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
     });
   // A credential the platform refuses (a Slack token) is a start-up error naming its key, not a turn failing later.
   if (options.surfaces === undefined) await checkPlatformsAtStartup(config, registry);
-  const ownStore = options.store === undefined ? await openServeStore(config.store) : undefined;
-  const store = options.store ?? (ownStore as TurnlogStore);
   const clock = options.clock ?? systemClock;
+  // Several instances (issue 23, CONTRACTS.md §6): a Postgres store.url runs this process as one of a
+  // cluster. Loaded only then, so a SQLite serve (and `import('turnlog')`) loads no `pg`.
+  let runLinkOf: ((turnId: string) => string | undefined) | undefined;
+  const cluster =
+    options.store === undefined && config.store.url !== undefined
+      ? await (await import('../cluster/index.js'))
+          .startCluster({
+            url: config.store.url,
+            config,
+            surfaces,
+            platforms: registry,
+            clock,
+            logger: clusterLoggerOf(logger),
+            runLink: (turnId) => runLinkOf?.(turnId),
+          })
+          .catch((error: unknown) => {
+            // The store's errors name the URL without its password.
+            throw new ConfigError(`store.url: ${(error as Error).message}`);
+          })
+      : undefined;
+  const ownStore: Pick<TurnlogStore, 'close'> | undefined =
+    cluster ?? (options.store === undefined ? await openServeStore(config.store) : undefined);
+  const store = options.store ?? cluster?.store ?? (ownStore as TurnlogStore);
 
   const { publicUrl, retentionDays } = config.runs;
   const runLinks =
@@ -91,17 +112,20 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
           // The error only: the token never reaches a log.
           onError: (error) => logger.error({ error: String(error) }, 'run page: saving a token failed'),
         });
+  if (runLinks) runLinkOf = (turnId) => runLinks.urlFor(turnId);
   let runtime: Runtime;
   try {
-    runtime = createRuntime({
-      config,
-      surfaces,
-      store,
-      clock,
-      ...(runLinks ? { runLink: (turnId: string) => runLinks.urlFor(turnId) } : {}),
-      logger: runtimeLoggerOf(logger),
-      platforms: registry,
-    });
+    runtime =
+      cluster?.runtime ??
+      createRuntime({
+        config,
+        surfaces,
+        store,
+        clock,
+        ...(runLinks ? { runLink: (turnId: string) => runLinks.urlFor(turnId) } : {}),
+        logger: runtimeLoggerOf(logger),
+        platforms: registry,
+      });
   } catch (error) {
     await ownStore?.close();
     throw error;
@@ -159,6 +183,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
       logger,
       now: () => clock.now(),
       ...(runPage ? { runPage: runPage.deps } : {}),
+      ...(cluster ? { cluster: () => cluster.runtime.health() } : {}),
       budgetMode: () => runtime.budgetMode(),
     });
   } catch (error) {
@@ -173,7 +198,8 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
     {
       url: server.url,
       auth: config.ingest.token === undefined ? 'none (loopback)' : 'bearer',
-      store: options.store === undefined ? describeServeStore(config.store) : 'given',
+      store: options.store !== undefined ? 'given' : describeServeStore(config.store),
+      ...(cluster ? { instanceId: cluster.runtime.instanceId } : {}),
       surfaces: Object.keys(surfaces),
       intakes: Object.keys(intakes),
     },

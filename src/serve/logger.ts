@@ -23,6 +23,13 @@ export function runtimeLoggerOf(logger: Logger): RuntimeLogger {
   };
 }
 
+/** The runtime's logger with `info` too (the cluster logs its leases at info). */
+export function clusterLoggerOf(logger: Logger): RuntimeLogger & {
+  info(message: string, fields?: Record<string, unknown>): void;
+} {
+  return { ...runtimeLoggerOf(logger), info: (message, fields) => logger.info(fields ?? {}, message) };
+}
+
 /**
  * An error about a rejected line, fit for the log: quoted values (which may
  * be the event's text, e.g. JSON.parse's `"hello world" is not valid JSON`)

@@ -1,8 +1,8 @@
 /**
  * Issue 21.1: `import('turnlog')` plus parsing an event loads no platform
  * SDK (googleapis, google-auth-library, @slack/*, discord.js, @discordjs/*)
- * nor the Postgres driver (pg: issue 23.1, loaded only with store.url) nor
- * ioredis (issue 23.5: loaded only with cluster.redisUrl);
+ * nor the Postgres driver (pg: issue 23, loaded only with store.url, by the
+ * store and src/cluster/) nor ioredis (issue 23.5: only with cluster.redisUrl);
  * a platform's SDK loads with its own entry (`turnlog/gchat`). Runs a fresh
  * node on the built dist/ (`npm run build`). The time is the bench's job
  * (`npm run bench -- import`), not this test's.
@@ -21,7 +21,7 @@ function probe(specifier: string): { parsed: boolean; sdkModules: string[] } {
 }
 
 describe('what importing turnlog loads (issue 21.1)', () => {
-  it("import('turnlog') and parsing an event load no platform SDK", () => {
+  it("import('turnlog') and parsing an event load no platform SDK and no pg", () => {
     const loaded = probe('turnlog');
     expect(loaded.parsed).toBe(true);
     expect(loaded.sdkModules).toEqual([]);
