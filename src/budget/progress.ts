@@ -13,7 +13,6 @@ import {
   leaveLine,
   lineHead,
   paintCard,
-  promiseRetrySlot,
   seeCard,
   sweepSilent,
 } from './registry.js';
@@ -23,7 +22,6 @@ import {
   type LineAnswer,
   type ProgressDecision,
   type ProgressRequest,
-  type Refusal,
   timeOf,
 } from './state.js';
 import { bookingsWaitMs, cardWaits, coolOffWaitMs, lineWaitMs, refusal, separateWaits } from './waits.js';
@@ -34,25 +32,6 @@ function grant(state: BudgetState, config: BudgetConfig, cardId: string, channel
   recordSent(state, config, at);
   paintCard(state.registry, cardId, at);
   bookChannel(state.registry, channel, at + config.channelSpacingMs, at);
-}
-
-/**
- * Refuses a card for what stands in its own way: it is expected back when
- * told, and when its channel's spacing is what it waits for, that slot is
- * its own (the next card refused for the channel is told a later one).
- */
-function refuseCard(
-  state: BudgetState,
-  config: BudgetConfig,
-  cardId: string,
-  channel: string,
-  at: number,
-  waits: Parameters<typeof refusal>[0],
-): Refusal {
-  const decision = refusal(waits);
-  expectBack(state.registry, cardId, at + decision.retryInMs, config.liveWindowMs);
-  if (decision.reason === 'spacing') promiseRetrySlot(state.registry, channel, at + decision.retryInMs);
-  return decision;
 }
 
 /** Brings the bucket to `now` and registers the asking card; returns the time it is judged at. */
@@ -111,7 +90,8 @@ export function requestProgress(
   }
   const waits = cardWaits(state, config, request.cardId, request.channel, at);
   if (waits.length > 0) {
-    const decision = refuseCard(state, config, request.cardId, request.channel, at, waits);
+    const decision = refusal(waits);
+    expectBack(state.registry, request.cardId, at + decision.retryInMs, config.liveWindowMs);
     return { state, decision };
   }
   if (
@@ -178,7 +158,9 @@ export function wakeLine(
     leaveLine(state.registry, cardId);
     const waits = cardWaits(state, config, cardId, card.channel, at);
     if (waits.length > 0) {
-      answers.push({ cardId, decision: refuseCard(state, config, cardId, card.channel, at, waits) });
+      const decision = refusal(waits);
+      expectBack(state.registry, cardId, at + decision.retryInMs, config.liveWindowMs);
+      answers.push({ cardId, decision });
       continue;
     }
     grant(state, config, cardId, card.channel, at);

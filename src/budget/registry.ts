@@ -37,13 +37,6 @@ export interface Registry {
   /** Channel → the earliest time its next edit may go out (only channels still busy, give or take). */
   channels: Record<string, number>;
   channelCount: number;
-  /**
-   * Channel → the latest time a card refused for its spacing was told to come
-   * back: the next one refused for it is told one spacing later, so the
-   * cards waiting on a busy channel come back one per slot instead of all at
-   * once (all but one refused again, each time). Kept while in the future.
-   */
-  retrySlots: Record<string, number>;
   /** `channelCount` after the last full prune: the next prune waits until the map doubles. */
   channelCountAtPrune: number;
   /** Min-heap of [silentAfter, cardId, generation]; an entry may be stale (checked when it surfaces). */
@@ -63,7 +56,6 @@ export const emptyRegistry = (): Registry => ({
   cardsPerChannel: {},
   channels: {},
   channelCount: 0,
-  retrySlots: {},
   channelCountAtPrune: 0,
   silence: [],
   line: [],
@@ -235,31 +227,6 @@ export function bookChannel(registry: Registry, channel: string, nextFreeAt: num
     }
     registry.channelCountAtPrune = registry.channelCount;
   }
-}
-
-/**
- * When a card refused for the channel's spacing (busy until `freeAt`) should
- * ask again: `freeAt`, or one spacing after the last card told to come back
- * to this channel. `promiseRetrySlot` records it once that is the refusal.
- */
-export function nextRetrySlot(
-  registry: Registry,
-  channel: string,
-  freeAt: number,
-  spacingMs: number,
-  at: number,
-): number {
-  const last = registry.retrySlots[channel];
-  if (last === undefined) return freeAt;
-  if (last <= at) {
-    delete registry.retrySlots[channel];
-    return freeAt;
-  }
-  return Math.max(freeAt, last + spacingMs);
-}
-
-export function promiseRetrySlot(registry: Registry, channel: string, backAt: number): void {
-  registry.retrySlots[channel] = Math.max(registry.retrySlots[channel] ?? backAt, backAt);
 }
 
 /** A cool-off moves every booked channel slot after `after` later by `byMs` (rare: one pass is fine). */

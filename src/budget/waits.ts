@@ -5,7 +5,7 @@
  * longest of them, so the card asks again once, when all are past.
  */
 import type { BudgetConfig, SeparateWriteConfig, WriteKind } from './config.js';
-import { channelFreeAt, liveCardCount, liveCardsIn, nextRetrySlot } from './registry.js';
+import { channelFreeAt, liveCardCount, liveCardsIn } from './registry.js';
 import { type BudgetState, heldAt, type Refusal, type RefusalReason } from './state.js';
 import { separateFreeAt, windowFreeAt } from './window-log.js';
 
@@ -54,11 +54,7 @@ export function cardWaits(
     }
   }
   const freeAt = channelFreeAt(state.registry, channel, at);
-  if (freeAt > at) {
-    // Cards already told to come back to this channel go first, one spacing apart.
-    const backAt = nextRetrySlot(state.registry, channel, freeAt, config.channelSpacingMs, at);
-    waits.push({ reason: 'spacing', ms: backAt - at });
-  }
+  if (freeAt > at) waits.push({ reason: 'spacing', ms: freeAt - at });
   return waits;
 }
 
