@@ -42,9 +42,12 @@ describe('gchat E2E: lifecycle & state', () => {
     e.send({ type: 'answer', turnId: 'T1', text: 'Nothing to do.' });
     e.send({ type: 'turn_ended', turnId: 'T1', outcome: 'ok' });
     await e.advance(2000);
-    expect(e.calls().map((c) => [c.op, c.status, c.thread, c.text])).toEqual([
+    // Only the answer is posted (the root's reactions, issue 26, are no message and open no thread).
+    const messages = e.calls().filter((c) => c.op !== 'reaction');
+    expect(messages.map((c) => [c.op, c.status, c.thread, c.text])).toEqual([
       ['create', 200, null, 'Nothing to do.'],
     ]);
+    expect(e.calls().every((c) => c.thread === null)).toBe(true);
     expect(e.runtime.turn('T1')).toMatchObject({ state: 'ended', logMessages: [], degraded: false });
     expect(e.warnings).toEqual([]);
   });
