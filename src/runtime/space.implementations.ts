@@ -5,13 +5,9 @@
  */
 import { enqueueActions, type Snapshot, sendTo } from 'xstate';
 import type { DeliveryOutput } from '../../machines/delivery.machine.js';
-import type { PresenceInput, PresenceRoot } from '../../machines/presence.machine.js';
 import {
-  type InboundAnchor,
-  liveRootsOf,
   MAX_WARNINGS,
   presenceChildId,
-  presenceIdOf,
   type SpaceContext,
   spaceEventOf,
   type spaceMachine,
@@ -20,12 +16,9 @@ import {
   turnChildId,
 } from '../../machines/space.machine.js';
 import type { TurnInput, TurnLogItem } from '../../machines/turn.machine.js';
-import { redactSecrets } from '../events/redact.js';
 import { normalizeOption, type RunEvent } from '../events/schema.js';
 import type { TurnlogStore } from '../store/store.js';
 import { type FrameLine, proseFrame } from '../surfaces/frame.js';
-import { OUTCOME_REACTIONS, WORKING_REACTION } from '../surfaces/reactions.js';
-import type { ChatSurface, ThreadAnchor } from '../surfaces/surface.js';
 import { formatClockTime } from '../turnlog/clock-time.js';
 import { formatTurnLogEntry, frameLineOf } from '../turnlog/format.js';
 import { cardOf, isCardEvent } from './cards.js';
@@ -50,6 +43,7 @@ import {
   routeFor,
   threadsOn,
 } from './space.decisions.js';
+import { createSpacePresence } from './space.presence.js';
 import { provideStrayLogMachine } from './stray-log.implementations.js';
 import { provideTurnMachine } from './turn.implementations.js';
 
@@ -79,43 +73,6 @@ export interface SpaceImplementationDeps extends DeliveryImplementationDeps {
 }
 
 export type SpaceImplementations = Parameters<typeof spaceMachine.provide>[0];
-
-/** An adopted message as the space knows it: where it is, and what intake or the host said of it. */
-interface AdoptedFound {
-  messageId: string;
-  threadId?: string;
-  text?: string;
-  user?: string;
-}
-
-/** The newest recent inbound message that matches. */
-const anchorFor = (context: SpaceContext, match: (anchor: InboundAnchor) => boolean) =>
-  [...context.anchors].reverse().find(match);
-
-/** Words of an adopted message shown in the log. */
-const ADOPTED_WORDS = 8;
-const ADOPTED_CHARS = 80;
-
-/** The log line of an adopted message: who, and its first words (redacted, on one line). */
-export function adoptedLine(message: { text?: string; user?: string }): string {
-  const who = message.user ?? 'a person';
-  const words = redactSecrets(message.text ?? '')
-    .split(/\s+/)
-    .filter(Boolean);
-  if (words.length === 0) return `↪ joined this turn: a message from ${who}`;
-  let shown = words.slice(0, ADOPTED_WORDS).join(' ');
-  if (shown.length > ADOPTED_CHARS) shown = `${shown.slice(0, ADOPTED_CHARS - 1)}…`;
-  else if (words.length > ADOPTED_WORDS) shown = `${shown} …`;
-  return `↪ joined this turn: ${who}: “${shown}”`;
-}
-
-/**
- * Where a reaction on a message goes: the message, and its thread only when
- * the message is inside one (a root is in its channel: on Discord its thread
- * shares its id, and a reaction there would address the thread channel).
- */
-export const reactionRoot = (messageId: string, threadId: string | undefined): PresenceRoot =>
-  threadId !== undefined && threadId !== messageId ? { messageId, threadId } : { messageId };
 
 export function createSpaceImplementations(deps: SpaceImplementationDeps): SpaceImplementations {
   const restorableTurn = restorable(provideTurnMachine(deps));
@@ -197,33 +154,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
       `card ${messageId} was posted but not registered (its buttons will not work): ${String(error)}`,
     );
 
-  /** A turn's presence: reactions on its root (`visibility.reactions`, a surface with reactions), typing where the platform has it. */
-  const presenceInputFor = (
-    context: SpaceContext,
-    turnId: string,
-    root: ThreadAnchor | null,
-  ): PresenceInput | undefined => {
-    let surface: ChatSurface;
-    try {
-      surface = surfaceFor(context.space);
-    } catch {
-      return undefined;
-    }
-    const reactions =
-      context.settings.reactions !== false &&
-      surface.reactions !== undefined &&
-      root?.rootMessageId !== undefined;
-    const typing = surface.typing !== undefined;
-    if (!reactions && !typing) return undefined;
-    return {
-      turnId,
-      space: context.space,
-      roots: reactions && root?.rootMessageId ? [reactionRoot(root.rootMessageId, root.threadId)] : [],
-      reactions,
-      typing,
-      emoji: { working: WORKING_REACTION, ...OUTCOME_REACTIONS },
-    };
-  };
+  const presenceParts = createSpacePresence({ deps, surfaceFor, logItemOf });
 
   return {
     actors: {
@@ -286,7 +217,7 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
         const { slot, slots } = takeSlot(context.turnSlots, turnId);
         enqueue.spawnChild('turn', { id: turnChildId(slot), input });
         // Its presence (issue 26): 👀 on the person's message and typing from the start, then the outcome.
-        const presence = presenceInputFor(context, turnId, headed ? null : anchor);
+        const presence = presenceParts.inputFor(context, turnId, headed ? null : anchor);
         const presenceSlot = presence ? takeSlot(context.presenceSlots, turnId) : undefined;
         if (presence && presenceSlot) {
           enqueue.spawnChild('presence', { id: presenceChildId(presenceSlot.slot), input: presence });
@@ -297,81 +228,8 @@ export function createSpaceImplementations(deps: SpaceImplementationDeps): Space
           ...(presenceSlot ? { presenceSlots: presenceSlot.slots } : {}),
         });
       }),
-      adoptMessages: enqueueActions(({ context, enqueue, self }, params) => {
-        const { event } = params;
-        const turnId = event.turnId;
-        const record = context.turns[turnId];
-        if (!record) return;
-        const found: AdoptedFound[] = (event.messages ?? []).map((m) => ({
-          messageId: m.messageId,
-          ...(m.threadId !== undefined ? { threadId: m.threadId } : {}),
-          ...(m.text !== undefined ? { text: m.text } : {}),
-          ...(anchorFor(context, (a) => a.messageId === m.messageId)?.user !== undefined
-            ? { user: anchorFor(context, (a) => a.messageId === m.messageId)?.user }
-            : {}),
-        }));
-        for (const ref of event.refs ?? []) {
-          const anchor = anchorFor(context, (a) => a.ref === ref);
-          if (!anchor) {
-            deps.onWarning?.(
-              context.space,
-              `turn ${turnId}: adopted message ${ref} is not among the last ${context.settings.anchorCapacity} inbound messages; not adopted`,
-            );
-            continue;
-          }
-          found.push(anchor);
-        }
-        const owners = liveRootsOf(context, turnId);
-        const own = new Set([record.anchor?.rootMessageId, ...(record.adopted ?? [])]);
-        const fresh = found.filter((m, i) => {
-          if (own.has(m.messageId) || found.findIndex((o) => o.messageId === m.messageId) !== i) return false;
-          const owner = owners.get(m.messageId);
-          if (owner === undefined) return true;
-          deps.onWarning?.(
-            context.space,
-            `turn ${turnId}: message ${m.messageId} belongs to live turn ${owner}; not adopted`,
-          );
-          return false;
-        });
-        if (fresh.length === 0) return;
-        const where = (m: AdoptedFound) => ({
-          messageId: m.messageId,
-          ...(m.threadId !== undefined ? { threadId: m.threadId } : {}),
-        });
-        const actor = turnActorId(context, turnId);
-        enqueue.sendTo(actor, { type: 'turn.adopt', messages: fresh.map(where) });
-        const items = fresh
-          .map((m) =>
-            logItemOf({ type: 'note', space: context.space, turnId, text: adoptedLine(m), at: deps.now() }),
-          )
-          .filter((item): item is TurnLogItem => item !== null);
-        const [first, ...following] = items;
-        if (first) {
-          enqueue.sendTo(actor, {
-            type: 'turn.log',
-            ...first,
-            ...(following.length > 0 ? { following } : {}),
-          });
-        }
-        const presence = presenceIdOf(context, turnId);
-        if (presence !== undefined && self.getSnapshot().children[presence] !== undefined) {
-          enqueue.sendTo(presence, {
-            type: 'presence.adopt',
-            roots: fresh.map((m) => reactionRoot(m.messageId, m.threadId)),
-          });
-        }
-        enqueue.assign({
-          turns: {
-            ...context.turns,
-            [turnId]: { ...record, adopted: [...(record.adopted ?? []), ...fresh.map((m) => m.messageId)] },
-          },
-        });
-      }),
-      endPresence: enqueueActions(({ context, enqueue, self }, params) => {
-        const id = presenceIdOf(context, params.turnId);
-        if (id === undefined || self.getSnapshot().children[id] === undefined) return;
-        enqueue.sendTo(id, { type: 'presence.end', outcome: params.outcome });
-      }),
+      adoptMessages: presenceParts.adoptMessages,
+      endPresence: presenceParts.endPresence,
       forwardEntry: enqueueActions(({ context, enqueue }, params) => {
         const item = logItemOf(params.event);
         if (item && params.event.turnId !== undefined) {
