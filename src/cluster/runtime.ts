@@ -20,14 +20,11 @@ import type { Pool } from 'pg';
 import { type AnyActorRef, createActor, createMachine } from 'xstate';
 import { type ActionsPollOptions, actionIdFor, createOutbox } from '../actions/outbox.js';
 import type { IntakeEvent, IntakeResult } from '../actions/types.js';
-import type { ChannelBackend } from '../adapter/channel-adapter.js';
 import type { SharedBudget } from '../budget/shared-budget.js';
 import type { Clock } from '../clock.js';
 import type { TurnlogConfig } from '../config.js';
-import { parseRunEvent } from '../events/parse.js';
-import { redactRunEvent } from '../events/redact-event.js';
 import type { RunEvent } from '../events/schema.js';
-import { KeyStreams, scrubInput } from '../events/scrub.js';
+import { KeyStreams } from '../events/scrub.js';
 import type { PlatformRegistry } from '../registry/registry.js';
 import type { IngestResult, Runtime, RuntimeLogger, SpaceOverrides, TurnView } from '../runtime/types.js';
 import { fromSummary, viewOf } from '../runtime/views.js';
@@ -48,6 +45,13 @@ import {
 import { createLeaseManager, type LeaseManager } from './leases.js';
 import { ensureClusterSchema } from './schema.js';
 import { createSharedBudget } from './shared-budget-of.js';
+import {
+  clusterChannel,
+  clusterHealth,
+  createClusterAdmission,
+  createClusterSettings,
+  lend,
+} from './support.js';
 
 export type BudgetMode = 'shared' | 'local-fallback' | 'local';
 
@@ -269,33 +273,23 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     return tracked;
   }
 
-  function deadLetter(reason: string, payload: unknown): void {
-    const text = typeof payload === 'string' ? payload : safeJson(payload);
-    Promise.resolve(store.deadLetter({ at: clock.now(), source: 'ingest', reason, payload: text })).catch(
-      (error: unknown) => logger.error('dead letter not kept', { error: String(error) }),
-    );
-  }
-
-  /** Scrubbed, parsed, checked against the surfaces, redacted: what goes into the inbox. */
-  function admit(raw: unknown): { ok: true; event: RunEvent } | { ok: false; error: string } {
-    const scrubbed = scrubInput(raw, keyStreams);
-    if (!scrubbed.ok) {
-      deadLetter(scrubbed.error, scrubbed.payload);
-      return { ok: false, error: scrubbed.error };
-    }
-    const parsed = parseRunEvent(scrubbed.value, { platforms: registry });
-    if (!parsed.ok) {
-      deadLetter(parsed.error, scrubbed.value);
-      return { ok: false, error: parsed.error };
-    }
-    const platform = registry.forSpace(parsed.event.space).id;
-    if (!surfaces[platform]) {
-      const error = `no ${platform} surface is configured for space ${parsed.event.space}`;
-      deadLetter(error, scrubbed.value);
-      return { ok: false, error };
-    }
-    return { ok: true, event: redactRunEvent(parsed.event) };
-  }
+  const { admit } = createClusterAdmission({
+    store,
+    clock,
+    logger,
+    registry,
+    surfaces,
+    keyStreams,
+  });
+  const { spaceSettings, changeSettings, refreshSettings } = createClusterSettings({
+    config,
+    registry,
+    store,
+    logger,
+    owners,
+    savedSettings,
+    append,
+  });
 
   const itemOf = (event: RunEvent): InboxItem => ({
     space: event.space,
@@ -415,37 +409,6 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     return live ? viewOf(live.snapshot as Parameters<typeof viewOf>[0]) : undefined;
   }
 
-  function spaceSettings(space: string): SpaceOverrides {
-    const owner = owners.get(space);
-    if (owner) return owner.runtime.spaceSettings(space);
-    return { ...config.spaces[space], ...savedSettings.get(space) };
-  }
-
-  function changeSettings(
-    space: string,
-    body: { reset?: boolean; settings?: SpaceOverrides },
-  ): SpaceOverrides {
-    registry.forSpace(space);
-    const owner = owners.get(space);
-    if (owner) {
-      return body.reset
-        ? owner.runtime.resetSpace(space)
-        : owner.runtime.configureSpace(space, body.settings ?? {});
-    }
-    const merged = body.reset ? {} : { ...savedSettings.get(space), ...body.settings };
-    savedSettings.set(space, merged);
-    Promise.resolve(store.saveSpaceSettings(space, merged)).catch((error: unknown) =>
-      logger.error('saving space settings failed', { space, error: String(error) }),
-    );
-    append([{ space, kind: 'settings', body }]).catch(() => undefined);
-    return spaceSettings(space);
-  }
-
-  async function refreshSettings(): Promise<void> {
-    const all = await store.spaceSettings();
-    for (const [space, saved] of Object.entries(all)) if (!owners.has(space)) savedSettings.set(space, saved);
-  }
-
   // ---- the process: leases, wake-ups, the poll ----
 
   leases = createLeaseManager({
@@ -489,30 +452,7 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     schedulePoll();
   })();
 
-  const channel: ChannelBackend = {
-    actions: ({ after, signal }) => channelActions(after, signal),
-    post: (req) => ownerOf(req.space).channel.post(req),
-    edit: (req) => ownerOf(req.space).channel.edit(req),
-    react: (req) => ownerOf(req.space).channel.react(req),
-    postCard: (req) => ownerOf(req.space).channel.postCard(req),
-  };
-  function ownerOf(space: string): Runtime {
-    const owner = owners.get(space);
-    if (owner === undefined) throw new Error(`cluster: ${space} is run by another process now`);
-    return owner.runtime;
-  }
-  async function* channelActions(after: string | undefined, signal: AbortSignal) {
-    let cursor = after;
-    while (!signal.aborted) {
-      const page = await actions({
-        ...(cursor !== undefined ? { after: cursor } : {}),
-        waitMs: 5_000,
-        signal,
-      });
-      for (const action of page.actions) yield action;
-      cursor = page.cursor;
-    }
-  }
+  const channel = clusterChannel(owners, actions);
 
   const actor: AnyActorRef = createActor(createMachine({ id: 'turnlog-cluster' })).start();
 
@@ -533,20 +473,13 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     budgetMode: () => sharedBudget?.mode(),
     configureSpace: (space, settings) => changeSettings(space, { settings }),
     resetSpace: (space) => changeSettings(space, { reset: true }),
-    async health() {
-      let storeState = 'ok';
-      try {
-        await withTimeout(pool.query('SELECT 1'), 2_000);
-      } catch (error) {
-        storeState = error instanceof Error ? error.message : String(error);
-      }
-      return {
+    health: () =>
+      clusterHealth({
+        pool,
         instanceId,
-        owns: leases.owned().sort(),
-        store: storeState,
-        budget: options.budgetMode?.() ?? sharedBudget?.mode() ?? 'local',
-      };
-    },
+        owns: () => leases.owned(),
+        budget: () => options.budgetMode?.() ?? sharedBudget?.mode() ?? 'local',
+      }),
     stop() {
       stopped ??= (async () => {
         await ready.catch(() => undefined);
@@ -562,40 +495,4 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
       return stopped;
     },
   };
-}
-
-/** The process's shared budget as a space's runtime gets it: used, but started and stopped by the cluster. */
-function lend(budget: SharedBudget): SharedBudget {
-  const lent = Object.create(budget) as SharedBudget;
-  // Only the lifecycle is the borrower's no-op; every other call goes to the budget itself (`this` = the budget).
-  for (const key of ['mode', 'liveProcesses', 'take', 'admit', 'heartbeat'] as const) {
-    const method = budget[key] as (...args: unknown[]) => unknown;
-    Object.defineProperty(lent, key, { value: (...args: unknown[]) => method.apply(budget, args) });
-  }
-  Object.defineProperty(lent, 'start', { value: async () => {} });
-  Object.defineProperty(lent, 'stop', { value: async () => {} });
-  Object.defineProperty(lent, 'idle', { value: () => budget.idle() });
-  return lent;
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -32,6 +32,7 @@ import { createFairQueue } from './fair-queue.js';
 import { checkSurfaces } from './health.js';
 import { createHostCheck } from './host-check.js';
 import { bodyFormatOf, ingestBody, JSON_TYPE, NDJSON_TYPES } from './ingest-body.js';
+import { listenError } from './listen-error.js';
 import { loggableError } from './logger.js';
 import { handleRunPage, type RunPageDeps } from './run-page/route.js';
 
@@ -492,19 +493,4 @@ function sendJson(
     ...headers,
   });
   response.end(text);
-}
-
-function listenError(error: unknown, host: string, port: number): Error {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'EADDRINUSE') {
-    return new ConfigError(
-      `ingest.port: ${port} on ${host} is already in use (pick another port, or 0 for any free one)`,
-    );
-  }
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-    return new ConfigError(`ingest.host: "${host}" is not an address of this machine`);
-  }
-  if (code === 'EACCES')
-    return new ConfigError(`ingest.port: not allowed to listen on port ${port} (below 1024?)`);
-  return error instanceof Error ? error : new Error(String(error));
 }
