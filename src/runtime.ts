@@ -17,7 +17,7 @@ import { type SpaceEvent, spaceMachine } from '../machines/space.machine.js';
 import { createClickResolver } from './actions/clicks.js';
 import { createDeciderBook } from './actions/deciders.js'; // deciders (issue 22.2)
 import { createEndedCards } from './actions/ended-cards.js'; // deciders (issue 22.5)
-import { actionIdFor, createOutbox } from './actions/outbox.js';
+import { actionIdFor, createOutbox, messageActionOf } from './actions/outbox.js';
 import type { ClickResolver } from './actions/types.js';
 import { resolveWebhookSecret, startWebhookDelivery, type WebhookDelivery } from './actions/webhook.js';
 import { createRuntimeBackend } from './adapter/runtime-backend.js';
@@ -340,17 +340,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       deciders.noteMessage(event.space, event.messageId, id, event.user); // deciders (issue 22.2)
       // The outbox, not the anchor, says whether this is a redelivery: an anchor kept by a process
       // that died before its action was recorded gets the action now (at least once).
-      const { action, duplicate } = await outbox.record({
-        id,
-        type: 'message',
-        space: event.space,
-        messageId: event.messageId,
-        ...(event.threadId !== undefined ? { threadId: event.threadId } : {}),
-        text: event.text,
-        dm: event.dm,
-        user: event.user,
-        at: event.at,
-      });
+      const { action, duplicate } = await outbox.record(messageActionOf(id, event));
       return { status: duplicate ? 'duplicate' : 'accepted', action };
     },
     channel,

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { scrubInput } from '../events/scrub.js';
 import type { TurnlogStore } from '../store/store.js';
-import type { Action, NewAction } from './types.js';
+import type { Action, MessageIntake, NewAction } from './types.js';
 
 /** Actions are kept at least this long (CONTRACT: ≥ 24 h). */
 export const ACTION_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -73,6 +73,19 @@ export const formatActionCursor = (storeId: string, seq: number): string => `${s
 export function actionIdFor(space: string, dedupeKey: string): string {
   return `act_${createHash('sha256').update(`${space}\n${dedupeKey}`).digest('hex').slice(0, 32)}`;
 }
+
+/** The `message` action a person's message becomes (its id from `actionIdFor`). */
+export const messageActionOf = (id: string, event: MessageIntake): NewAction & { id: string } => ({
+  id,
+  type: 'message',
+  space: event.space,
+  messageId: event.messageId,
+  ...(event.threadId !== undefined ? { threadId: event.threadId } : {}),
+  text: event.text,
+  dm: event.dm,
+  user: event.user,
+  at: event.at,
+});
 
 export interface ActionPage {
   actions: Action[];

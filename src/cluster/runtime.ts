@@ -1,5 +1,5 @@
 /**
- * The cluster runtime (issue 23.2–23.4, CONTRACTS.md §6): what `turnlog
+ * The cluster runtime (issue 23.2–23.4, docs/http-api.md (several instances)): what `turnlog
  * serve` runs when `store.url` is a Postgres URL. It answers every request of
  * the ingest API the way a runtime does, on any process:
  *
@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Pool } from 'pg';
 import { type AnyActorRef, createActor, createMachine } from 'xstate';
-import { type ActionsPollOptions, actionIdFor, createOutbox } from '../actions/outbox.js';
+import { type ActionsPollOptions, actionIdFor, createOutbox, messageActionOf } from '../actions/outbox.js';
 import type { IntakeEvent, IntakeResult } from '../actions/types.js';
 import type { SharedBudget } from '../budget/shared-budget.js';
 import type { Clock } from '../clock.js';
@@ -55,7 +55,7 @@ import {
 
 export type BudgetMode = 'shared' | 'local-fallback' | 'local';
 
-/** `/healthz`'s `cluster` object (CONTRACTS.md §6). */
+/** `/healthz`'s `cluster` object (docs/http-api.md (several instances)). */
 export interface ClusterHealth {
   instanceId: string;
   /** The platform-prefixed spaces this process runs now. */
@@ -368,17 +368,7 @@ export function createClusterRuntime(options: ClusterRuntimeOptions): ClusterRun
     });
     if (!admitted.ok) return { status: 'unknown', text: admitted.error };
     await append([itemOf(admitted.event)]);
-    const { action, duplicate } = await outbox.record({
-      id,
-      type: 'message',
-      space: event.space,
-      messageId: event.messageId,
-      ...(event.threadId !== undefined ? { threadId: event.threadId } : {}),
-      text: event.text,
-      dm: event.dm,
-      user: event.user,
-      at: event.at,
-    });
+    const { action, duplicate } = await outbox.record(messageActionOf(id, event));
     return { status: duplicate ? 'duplicate' : 'accepted', action };
   }
 

@@ -2,10 +2,11 @@
  * The SQLite store's rows and their JSON: what a table row holds, a value
  * turned into the row it is written as (a value that is not JSON is refused
  * naming what it belongs to), and a row read back into the store's types.
+ * The Postgres store (src/store/postgres/) keeps the same rows.
  */
 import type { RunEvent } from '../events/schema.js';
 import type { PostedMessage } from '../surfaces/surface.js';
-import type { PersistedStrayLog, PersistedTurn, TurnSummary } from './store.js';
+import type { PendingAnswerPart, PersistedStrayLog, PersistedTurn, TurnSummary } from './store.js';
 
 export interface LiveTurnRow {
   turn_id: string;
@@ -137,6 +138,18 @@ export function fromSummaryRow(row: SummaryRow): TurnSummary {
     endedAt: row.ended_at,
   };
 }
+
+/** A kept answer part, read back. */
+export const answerPartOf = (row: AnswerPartRow): PendingAnswerPart => ({
+  space: row.space,
+  key: row.answer_key,
+  part: row.part,
+  parts: row.parts,
+  ...(row.turn_id !== null ? { turnId: row.turn_id } : {}),
+  ...(row.thread !== null ? { thread: JSON.parse(row.thread) } : {}),
+  text: row.text,
+  savedAt: row.saved_at,
+});
 
 export const refOf = (row: RefRow): PostedMessage => ({
   messageId: row.message_id,

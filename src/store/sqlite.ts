@@ -26,6 +26,7 @@ import { createSqliteOutbox } from './outbox-sqlite.js';
 import { createSqliteRunTokens } from './run-tokens-sqlite.js';
 import {
   type AnswerPartRow,
+  answerPartOf,
   type CardRow,
   type EventRow,
   fromLiveRow,
@@ -375,18 +376,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       true,
     ),
     pendingAnswerParts: guarded('pendingAnswerParts', () =>
-      (s.selectAnswerParts.all() as AnswerPartRow[]).map(
-        (row): PendingAnswerPart => ({
-          space: row.space,
-          key: row.answer_key,
-          part: row.part,
-          parts: row.parts,
-          ...(row.turn_id !== null ? { turnId: row.turn_id } : {}),
-          ...(row.thread !== null ? { thread: JSON.parse(row.thread) } : {}),
-          text: row.text,
-          savedAt: row.saved_at,
-        }),
-      ),
+      (s.selectAnswerParts.all() as AnswerPartRow[]).map(answerPartOf),
     ),
     turnSummary: guarded('turnSummary', (turnId: string) => {
       const row = s.selectSummary.get(turnId) as SummaryRow | undefined;

@@ -21,6 +21,7 @@ import type { PostedMessage } from '../../surfaces/surface.js';
 import { MEMORY_STORE_LIMITS, type MemoryStoreLimits } from '../memory.js';
 import {
   type AnswerPartRow,
+  answerPartOf,
   type EventRow,
   fromLiveRow,
   fromSummaryRow,
@@ -237,18 +238,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ),
     pendingAnswerParts: read('pendingAnswerParts', async () => {
       const { rows } = await pool.query<AnswerPartRow>('SELECT * FROM answer_parts ORDER BY ord');
-      return rows.map(
-        (row): PendingAnswerPart => ({
-          space: row.space,
-          key: row.answer_key,
-          part: row.part,
-          parts: row.parts,
-          ...(row.turn_id !== null ? { turnId: row.turn_id } : {}),
-          ...(row.thread !== null ? { thread: JSON.parse(row.thread) } : {}),
-          text: row.text,
-          savedAt: row.saved_at,
-        }),
-      );
+      return rows.map(answerPartOf);
     }),
     saveAnchor: write('saveAnchor', async (client, space: string, anchor: StoredAnchor) => {
       await client.query('INSERT INTO anchors (space, message_id, thread_id, ref) VALUES ($1, $2, $3, $4)', [
