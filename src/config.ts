@@ -204,7 +204,7 @@ function storeConflicts(input: unknown): string[] {
     : [];
 }
 
-/** `cluster` (CONTRACTS.md §6): several serve processes on one shared store. */
+/** `cluster` (docs/http-api.md (several instances)): several serve processes on one shared store. */
 export const clusterSchema = z
   .object({
     redisUrl: z
@@ -328,7 +328,9 @@ export const turnlogConfigSchema = z
       .describe('Where turns, anchors and dead letters persist.'),
     cluster: clusterSchema
       .default(clusterSchema.parse({}))
-      .describe('Several serve processes on one shared store (store.url); CONTRACTS.md §6.'),
+      .describe(
+        'Several serve processes on one shared store (store.url); docs/http-api.md (several instances).',
+      ),
     platforms: platformsSchema
       .default({})
       .describe('The chat platforms `turnlog serve` posts to; only the configured ones get a surface.'),

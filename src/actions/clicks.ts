@@ -35,7 +35,7 @@ export interface ClickResolverDeps {
   deciders?: Pick<DeciderBook, 'mayDecide' | 'hasEnded'>;
 }
 
-/** What a late press is told (CONTRACTS §2a: "this turn has ended"). */
+/** What a late press is told (docs/http-api.md (actions): "this turn has ended"). */
 export const endedText = (turnId: string): string =>
   `This turn has ended (${turnId}): this button no longer does anything.`;
 

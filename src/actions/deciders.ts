@@ -1,6 +1,6 @@
 /**
  * Who may decide a turn's cards (docs/http-api.md, "Who may decide";
- * CONTRACTS §2a): with `actions.deciders: "requester+approvers"` (the
+ * docs/http-api.md (actions)): with `actions.deciders: "requester+approvers"` (the
  * default), a policy card's Approve/Reject, a question's options and Stop
  * count only when pressed by the turn's requester or an approver. The
  * requester is `turn_started.requestedBy`, else the author of the turn's root

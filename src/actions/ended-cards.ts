@@ -1,5 +1,5 @@
 /**
- * A turn that ended takes its buttons with it (CONTRACTS §2a): each of its
+ * A turn that ended takes its buttons with it (docs/http-api.md (actions)): each of its
  * cards nobody decided (a policy request, a question) is edited to say so and
  * loses its buttons, through the space like any card outcome (so through the
  * platform's budget, as a normal write). The card is claimed for the ended

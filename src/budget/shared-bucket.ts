@@ -58,7 +58,7 @@ export interface ChannelLimit {
   windowMs: number;
 }
 
-/** The platforms' published per-channel limits (CONTRACTS.md §4, docs/platforms). */
+/** The platforms' published per-channel limits (docs/emulators.md, docs/platforms). */
 export const SHARED_CHANNEL_LIMITS: Readonly<Record<string, ChannelLimit>> = {
   // Google Chat: 60 writes per minute per space.
   gchat: { limit: 60, windowMs: 60_000 },

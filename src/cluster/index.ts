@@ -1,6 +1,6 @@
 /**
- * Several `turnlog serve` processes on one Postgres (issue 23, CONTRACTS.md
- * §6). Loaded by serve only when `store.url` is a Postgres URL (a dynamic
+ * Several `turnlog serve` processes on one Postgres (issue 23;
+ * docs/http-api.md and the README's "Running several instances"). Loaded by serve only when `store.url` is a Postgres URL (a dynamic
  * import), so `import('turnlog')` and a SQLite serve load no `pg`.
  */
 import pg from 'pg';

@@ -11,7 +11,7 @@ import { createRedisBudgetStore } from './redis-budget.js';
 /** Instances created in this process so far: each runtime counts as its own process in the heartbeats. */
 let instancesHere = 0;
 
-/** `<hostname>:<pid>` (CONTRACTS.md §6), `#n` for a further runtime in the same process. */
+/** `<hostname>:<pid>` (docs/http-api.md (several instances)), `#n` for a further runtime in the same process. */
 export function defaultInstanceId(): string {
   instancesHere += 1;
   const base = `${hostname()}:${process.pid}`;

@@ -198,7 +198,7 @@ export function clusterChannel(
   };
 }
 
-/** `/healthz`'s `cluster` object (CONTRACTS.md §6): the store answers within 2 s, or why not. */
+/** `/healthz`'s `cluster` object (docs/http-api.md (several instances)): the store answers within 2 s, or why not. */
 export async function clusterHealth(parts: {
   pool: Pool;
   instanceId: string;

@@ -1,5 +1,5 @@
 /**
- * The `Host` header check (CONTRACTS §2, docs/http-api.md): a page in a
+ * The `Host` header check (docs/http-api.md, docs/http-api.md): a page in a
  * browser can point a name it owns at 127.0.0.1 (DNS rebinding) and so
  * reach a loopback serve that needs no token; its requests still carry that
  * name as their Host. Only the names this serve answers to get through.

@@ -54,7 +54,7 @@ export interface IngestServerOptions {
   /** Platform intakes by platform id, served at `POST /v1/platforms/<id>/events` (their own verification, no bearer token). */
   intakes?: Readonly<Record<string, PlatformIntake>>;
   /**
-   * Several instances (CONTRACTS.md §6): `/healthz` adds this process's
+   * Several instances (docs/http-api.md (several instances)): `/healthz` adds this process's
    * `cluster` object (instance id, spaces owned, store and budget state).
    */
   cluster?: () => Promise<unknown>;
@@ -87,7 +87,7 @@ export interface IngestServerOptions {
   /** The run page (`runs.publicUrl` set): its routes under /runs/, and `runUrl` on GET /v1/turns/:id. */
   runPage?: Omit<RunPageDeps, 'closing'>;
   /**
-   * Issue 23 item 5 (CONTRACTS.md §6): whether the app's budget is shared
+   * Issue 23 item 5 (docs/http-api.md (several instances)): whether the app's budget is shared
    * now or this process keeps its share (`runtime.budgetMode()`); shown as
    * `/healthz` `cluster.budget` when it says either.
    */
@@ -363,7 +363,7 @@ export async function startIngestServer(options: IngestServerOptions): Promise<I
     const url = new URL(request.url ?? '/', 'http://ingest');
     const path = url.pathname;
     const method = request.method ?? 'GET';
-    // Before any route, intakes and /healthz included: a rebound name reaches nothing (CONTRACTS §2).
+    // Before any route, intakes and /healthz included: a rebound name reaches nothing (docs/http-api.md).
     const wrongHost = hostProblem(request.headers.host, boundPort);
     if (wrongHost !== undefined) throw new HttpProblem(421, wrongHost);
     // The run page answers with its capability token, not the bearer token (run-page/route.ts).

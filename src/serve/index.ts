@@ -76,7 +76,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
   // A credential the platform refuses (a Slack token) is a start-up error naming its key, not a turn failing later.
   if (options.surfaces === undefined) await checkPlatformsAtStartup(config, registry);
   const clock = options.clock ?? systemClock;
-  // Several instances (issue 23, CONTRACTS.md §6): a Postgres store.url runs this process as one of a
+  // Several instances (issue 23, docs/http-api.md (several instances)): a Postgres store.url runs this process as one of a
   // cluster. Loaded only then, so a SQLite serve (and `import('turnlog')`) loads no `pg`.
   let runLinkOf: ((turnId: string) => string | undefined) | undefined;
   const cluster =

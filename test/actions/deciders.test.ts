@@ -1,4 +1,4 @@
-// spec: issue 22.2 — who may decide (src/actions/deciders.ts, CONTRACTS §2a "Who may decide"): the requester
+// spec: issue 22.2 — who may decide (src/actions/deciders.ts, docs/http-api.md (actions) "Who may decide"): the requester
 // (turn_started.requestedBy, else the root message's author seen by intake) and the approvers
 // (actions.approvers, spaces.<space>.approvers); anyone with "anyone" or when neither is known, with a warning.
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 23 items 2, 3, 4 and 6 (CONTRACTS.md §6): several `turnlog serve`
+ * Issue 23 items 2, 3, 4 and 6 (docs/http-api.md (several instances)): several `turnlog serve`
  * processes on one real Postgres (test/cluster/servers.ts) and the Slack
  * emulator, with a short lease (1500 ms).
  *

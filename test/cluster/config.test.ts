@@ -1,5 +1,5 @@
 /**
- * Issue 23 (CONTRACTS.md §6): `store.url` and `cluster.*` in the config: the
+ * Issue 23 (docs/http-api.md (several instances)): `store.url` and `cluster.*` in the config: the
  * defaults (`cluster.leaseMs` 10000, no instance id: `<hostname>:<pid>` is
  * taken at start), and bad values refused with the key named.
  */

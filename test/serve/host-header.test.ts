@@ -1,4 +1,4 @@
-// Issue 22.8 / CONTRACTS §2: a request whose Host this serve does not answer to (loopback names with its
+// Issue 22.8 / docs/http-api.md: a request whose Host this serve does not answer to (loopback names with its
 // port, ingest.host, ingest.allowedHosts) is refused with 421 on every route, so a web page cannot reach a
 // token-less loopback serve by DNS rebinding.
 import { request } from 'node:http';

@@ -1,4 +1,4 @@
-// spec: issue 22.2 — who may decide (CONTRACTS §2a, "Who may decide"), on all three platforms through
+// spec: issue 22.2 — who may decide (docs/http-api.md (actions), "Who may decide"), on all three platforms through
 // `turnlog serve` and the emulators: a bystander's Approve or Stop reaches no host, changes no card and is told
 // privately; the requester (the root message's author, or turn_started.requestedBy) and approvers decide;
 // with neither known nor configured, anyone may and the turn's warnings say so.

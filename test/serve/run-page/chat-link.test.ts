@@ -1,5 +1,5 @@
 /**
- * Issue 25.3 (CONTRACTS §7): with `runs.publicUrl` set, a turn's live log and
+ * Issue 25.3 (docs/http-api.md, the run page): with `runs.publicUrl` set, a turn's live log and
  * its final frame carry the "Full log" link to its run page, in each
  * platform's own form, and the emulators' messages view shows its URL:
  * Slack a link in the card body (kept on the closed card), Google Chat a link

@@ -1,5 +1,5 @@
 /**
- * Issue 25.1/25.2 (CONTRACTS §7, §2 runUrl): the run page of `turnlog serve`
+ * Issue 25.1/25.2 (docs/http-api.md, the run page, §2 runUrl): the run page of `turnlog serve`
  * in process. A capability token per turn (only its sha256 kept), the page
  * and its event stream (`id:` = seq, Last-Event-ID resumes, an ended turn's
  * stream closes), one plain 404 for every wrong case, no token in the logs,
